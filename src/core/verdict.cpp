@@ -1,0 +1,132 @@
+#include "core/verdict.hpp"
+
+namespace kbv {
+
+NLOHMANN_JSON_SERIALIZE_ENUM(Outcome, {
+                                          {Outcome::crashed, "crashed"},
+                                          {Outcome::correct, "correct"},
+                                          {Outcome::incorrect, "incorrect"},
+                                          {Outcome::compile_error, "compile_error"},
+                                          {Outcome::runtime_error, "runtime_error"},
+                                          {Outcome::timeout, "timeout"},
+                                          {Outcome::skipped, "skipped"},
+                                          {Outcome::problem_error, "problem_error"},
+                                      })
+
+NLOHMANN_JSON_SERIALIZE_ENUM(DistributionStatus, {
+                                                     {DistributionStatus::pass, "pass"},
+                                                     {DistributionStatus::fail, "fail"},
+                                                     {DistributionStatus::skipped, "skipped"},
+                                                 })
+
+std::string_view distribution_status_name(DistributionStatus s) {
+  switch (s) {
+    case DistributionStatus::pass: return "pass";
+    case DistributionStatus::fail: return "fail";
+    case DistributionStatus::skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FileRef, path, sha256)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProblemInfo, path, sha256, level, id, name, size)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, kind, name, capability, l2_bytes,
+                                                memory_bytes, driver)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Provenance, kbv_version, git_commit, torch_version,
+                                                cuda_version, python_version, hostname, started_at,
+                                                argv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExtensionBuild, requested_name, unique_name,
+                                                build_dir, seconds, cuda)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BuildResult, seconds, build_dir, log_path, log_tail,
+                                                extensions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DistributionResult, name, kind, status, reason,
+                                                max_abs_err, max_rel_err, mismatched, numel)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorrectnessResult, atol, rtol, distributions,
+                                                skipped)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeriesStats, name, samples, median_ms, q1_ms, q3_ms,
+                                                min_ms, max_ms, mean_ms, samples_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpeedupResult, baseline, median, ci_low, ci_high,
+                                                compare)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingResult, clock, primary_baseline, l2_flush,
+                                                l2_flush_bytes, input_sets, warmup_rounds, rounds,
+                                                seconds, stop_reason, target_rel_ci, series,
+                                                speedups)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
+                                                resident_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, method, candidate, baseline,
+                                                ratio_allocated, ratio_device)
+
+namespace {
+
+template <typename T>
+void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& value) {
+  if (value) j[key] = *value;
+}
+
+template <typename T>
+void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& value) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    value.reset();
+    return;
+  }
+  value = it->template get<T>();
+}
+
+template <typename T>
+void get_field(const nlohmann::json& j, const char* key, T& value) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) it->get_to(value);
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const Verdict& v) {
+  j = nlohmann::json{
+      {"schema", v.schema},
+      {"protocol", v.protocol},
+      {"protocol_version", v.protocol_version},
+      {"precision", v.precision},
+      {"outcome", v.outcome},
+      {"reason", v.reason},
+      {"stage", v.stage},
+      {"problem", v.problem},
+      {"candidate", v.candidate},
+      {"device", v.device},
+      {"provenance", v.provenance},
+      {"custom_kernel", v.custom_kernel},
+      {"flags", v.flags},
+      {"warnings", v.warnings},
+      {"output_tail", v.output_tail},
+      {"wall_seconds", v.wall_seconds},
+  };
+  put_optional(j, "build", v.build);
+  put_optional(j, "correctness", v.correctness);
+  put_optional(j, "timing", v.timing);
+  put_optional(j, "memory", v.memory);
+}
+
+void from_json(const nlohmann::json& j, Verdict& v) {
+  get_field(j, "schema", v.schema);
+  get_field(j, "protocol", v.protocol);
+  get_field(j, "protocol_version", v.protocol_version);
+  get_field(j, "precision", v.precision);
+  get_field(j, "outcome", v.outcome);
+  get_field(j, "reason", v.reason);
+  get_field(j, "stage", v.stage);
+  get_field(j, "problem", v.problem);
+  get_field(j, "candidate", v.candidate);
+  get_field(j, "device", v.device);
+  get_field(j, "provenance", v.provenance);
+  get_field(j, "custom_kernel", v.custom_kernel);
+  get_field(j, "flags", v.flags);
+  get_field(j, "warnings", v.warnings);
+  get_field(j, "output_tail", v.output_tail);
+  get_field(j, "wall_seconds", v.wall_seconds);
+  get_optional(j, "build", v.build);
+  get_optional(j, "correctness", v.correctness);
+  get_optional(j, "timing", v.timing);
+  get_optional(j, "memory", v.memory);
+}
+
+}  // namespace kbv

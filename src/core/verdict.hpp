@@ -1,0 +1,167 @@
+#pragma once
+// The verdict of one (problem, candidate) evaluation: the product's unit of output. The worker
+// fills what it measured; the CLI adds the outcome of the process itself (timeouts, crashes).
+// Serialised as JSON with schema "kbv.verdict/1" (docs/verdict-schema.md); bump kSchema on any
+// change that renames or removes a field.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/outcome.hpp"
+
+namespace kbv {
+
+inline constexpr const char* kVerdictSchema = "kbv.verdict/1";
+
+struct FileRef {
+  std::string path;
+  std::string sha256;
+};
+
+struct ProblemInfo {
+  std::string path;
+  std::string sha256;
+  int level = 0;   // from the folder name ("level1"), 0 when unknown
+  int id = -1;     // the number before the first '_' of the file name, -1 when unknown
+  std::string name;
+  std::string size = "default";  // "default" or "small" (KBV_SMALL overrides applied)
+};
+
+struct DeviceInfo {
+  std::string kind = "cpu";  // "cuda" or "cpu"
+  std::string name;          // "NVIDIA H200" or the CPU model
+  std::string capability;    // "9.0" on an H200; empty on CPU
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  std::string driver;
+};
+
+struct Provenance {
+  std::string kbv_version;
+  std::string git_commit;
+  std::string torch_version;
+  std::string cuda_version;
+  std::string python_version;
+  std::string hostname;
+  std::string started_at;  // UTC, ISO 8601
+  std::vector<std::string> argv;
+};
+
+struct ExtensionBuild {
+  std::string requested_name;  // what the candidate passed to load_inline(name=...)
+  std::string unique_name;     // what kbv built it as (never collides across candidates)
+  std::string build_dir;
+  double seconds = 0;
+  bool cuda = false;
+};
+
+struct BuildResult {
+  double seconds = 0;            // wall time of importing the candidate, builds included
+  std::string build_dir;         // keyed by the candidate source's hash
+  std::string log_path;          // compiler output of every extension
+  std::string log_tail;
+  std::vector<ExtensionBuild> extensions;
+};
+
+enum class DistributionStatus { pass, fail, skipped };
+
+struct DistributionResult {
+  std::string name;
+  std::string kind;
+  DistributionStatus status = DistributionStatus::pass;
+  std::string reason;  // why it failed or was skipped; empty on pass
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  std::int64_t mismatched = 0;  // elements outside atol + rtol*|ref|
+  std::int64_t numel = 0;
+};
+
+struct CorrectnessResult {
+  double atol = 0;
+  double rtol = 0;
+  std::vector<DistributionResult> distributions;
+  std::vector<std::string> skipped;  // names of distributions skipped (reference NaN/Inf...)
+};
+
+// Raw samples and their summary for one timed callable (candidate or a baseline).
+struct SeriesStats {
+  std::string name;  // "candidate", "eager_tf32_off", "eager_tf32_on"
+  std::int64_t samples = 0;
+  double median_ms = 0;
+  double q1_ms = 0;
+  double q3_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double mean_ms = 0;
+  std::vector<double> samples_ms;
+};
+
+struct SpeedupResult {
+  std::string baseline;  // which series the candidate was compared with
+  double median = 0;     // median over rounds of baseline_ms / candidate_ms (paired)
+  double ci_low = 0;     // 95% confidence interval of that median
+  double ci_high = 0;
+  std::string compare;   // FASTER / SLOWER / SAME / UNSURE
+};
+
+struct TimingResult {
+  std::string clock;           // "cuda_events" or "cpu_steady_clock"
+  std::string primary_baseline;
+  bool l2_flush = false;
+  std::int64_t l2_flush_bytes = 0;
+  int input_sets = 1;          // timed calls rotate over this many input sets
+  int warmup_rounds = 0;
+  int rounds = 0;
+  double seconds = 0;
+  std::string stop_reason;     // "converged" (CI within target) or "budget" (time ran out)
+  double target_rel_ci = 0.01;
+  std::vector<SeriesStats> series;
+  std::vector<SpeedupResult> speedups;
+};
+
+struct MemoryUse {
+  std::int64_t peak_allocated_bytes = 0;  // caching allocator, above what was allocated before
+  std::int64_t peak_device_bytes = 0;     // all device allocations incl. raw cudaMalloc
+  std::int64_t resident_bytes = 0;        // parameters + buffers + memory kept after the call
+};
+
+struct MemoryResult {
+  std::string method;  // how peak_device_bytes was observed
+  MemoryUse candidate;
+  MemoryUse baseline;
+  double ratio_allocated = 0;  // candidate / baseline
+  double ratio_device = 0;
+};
+
+struct Verdict {
+  std::string schema = kVerdictSchema;
+  std::string protocol;
+  int protocol_version = 0;
+  std::string precision = "fp32";
+  Outcome outcome = Outcome::crashed;
+  std::string reason;   // one line a user can act on; empty when correct
+  std::string stage;    // the last stage the worker reached
+  ProblemInfo problem;
+  FileRef candidate;
+  DeviceInfo device;
+  Provenance provenance;
+  std::optional<BuildResult> build;
+  std::optional<CorrectnessResult> correctness;
+  std::optional<TimingResult> timing;
+  std::optional<MemoryResult> memory;
+  bool custom_kernel = false;         // a candidate extension was built and loaded
+  std::vector<std::string> flags;     // integrity flags (strict); empty elsewhere
+  std::vector<std::string> warnings;
+  std::string output_tail;            // last bytes the worker printed (stdout + stderr)
+  double wall_seconds = 0;
+};
+
+void to_json(nlohmann::json& j, const Verdict& v);
+void from_json(const nlohmann::json& j, Verdict& v);
+
+std::string_view distribution_status_name(DistributionStatus s);
+
+}  // namespace kbv

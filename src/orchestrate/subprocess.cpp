@@ -1,0 +1,1 @@
+#include "orchestrate/subprocess.hpp"

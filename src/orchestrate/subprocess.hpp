@@ -1,0 +1,53 @@
+#pragma once
+// A child process that may misbehave: it runs in its own process group (so a kill reaches every
+// process it started), its stdout and stderr are merged into one pipe of which only the head and
+// tail are kept (a candidate may print gigabytes), and it reports progress as JSON lines on a
+// third pipe (fd 3 in the child). Deadlines can change while it runs: each message may move the
+// deadline (e.g. from the compile limit to the run limit).
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbv {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;                  // argv[0] is resolved through PATH if relative
+  std::string stdin_data;                         // written to the child's stdin, then closed
+  std::map<std::string, std::string> env_set;     // added to / replacing the parent's environment
+  std::optional<std::string> working_dir;
+  std::size_t keep_head_bytes = 4 * 1024;         // of merged stdout+stderr
+  std::size_t keep_tail_bytes = 32 * 1024;
+  std::size_t max_message_bytes = 64 * 1024 * 1024;  // a longer fd-3 line is cut and flagged
+};
+
+using Clock = std::chrono::steady_clock;
+
+struct ProcessResult {
+  bool exited = false;       // exited normally (then exit_code is valid)
+  int exit_code = -1;
+  int term_signal = 0;       // the signal that ended it, when !exited
+  bool timed_out = false;    // kbv killed the group because a deadline passed
+  double wall_seconds = 0;
+  std::string output_head;   // first keep_head_bytes of stdout+stderr
+  std::string output_tail;   // last keep_tail_bytes
+  std::size_t output_bytes = 0;  // total printed, including what was dropped
+  bool message_truncated = false;
+  std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)", "timed out"
+};
+
+// Called with each complete fd-3 line (without the newline). Return a new deadline to replace
+// the current one, or std::nullopt to keep it.
+using MessageHandler = std::function<std::optional<Clock::time_point>(const std::string& line)>;
+
+// Runs the child to completion or until the deadline, then kills its whole process group with
+// SIGKILL and reaps it. Never throws for anything the child does; throws std::system_error only
+// when the child cannot be started (fork/pipe failure, argv[0] not executable).
+// The child gets PR_SET_PDEATHSIG(SIGKILL) so it dies if kbv dies.
+ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
+                          const MessageHandler& on_message = {});
+
+}  // namespace kbv

@@ -1,0 +1,1 @@
+#include "stats/median_ci.hpp"

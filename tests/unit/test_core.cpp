@@ -1,0 +1,104 @@
+// Outcomes, protocols and the verdict JSON: the vocabulary every other part relies on.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/outcome.hpp"
+#include "core/protocol.hpp"
+#include "core/sha256.hpp"
+#include "core/verdict.hpp"
+
+namespace kbv {
+namespace {
+
+TEST(Outcome, NamesRoundTrip) {
+  for (auto o : {Outcome::correct, Outcome::incorrect, Outcome::compile_error, Outcome::runtime_error,
+                 Outcome::timeout, Outcome::crashed, Outcome::skipped, Outcome::problem_error}) {
+    auto back = outcome_from_name(outcome_name(o));
+    ASSERT_TRUE(back.has_value()) << outcome_name(o);
+    EXPECT_EQ(*back, o);
+  }
+  EXPECT_FALSE(outcome_from_name("fine").has_value());
+}
+
+TEST(Protocol, StandardIsKernelBenchsFiveSeededTrials) {
+  const auto& p = protocol_by_name("standard");
+  EXPECT_EQ(p.baseline, BaselineKind::eager_tf32_off);
+  auto d = p.distributions(123);
+  ASSERT_EQ(d.size(), 5u);
+  for (const auto& spec : d) EXPECT_EQ(spec.kind, DistributionKind::seeded_template);
+  EXPECT_EQ(d, protocol_by_name("standard").distributions(999)) << "standard seeds are fixed";
+}
+
+TEST(Protocol, VerifiedScalesAreTheStudysFour) {
+  const auto& p = protocol_by_name("verified");
+  EXPECT_EQ(p.baseline, BaselineKind::eager_tf32_on);
+  auto d = p.distributions(1);
+  ASSERT_EQ(d.size(), 4u);
+  std::vector<double> scales;
+  for (const auto& spec : d) scales.push_back(spec.scale);
+  EXPECT_EQ(scales, (std::vector<double>{1.0, 3.0, 0.01, -1.0}));
+  EXPECT_EQ(d[3].name, "D4_neg");
+}
+
+TEST(Protocol, StrictSeedsAreSecretAndAddFreshDraws) {
+  const auto& p = protocol_by_name("strict");
+  auto a = p.distributions(1);
+  auto b = p.distributions(2);
+  ASSERT_EQ(a.size(), 8u);
+  EXPECT_NE(a[0].seed, b[0].seed) << "a different secret must change the seeds";
+  std::set<DistributionKind> kinds;
+  for (const auto& spec : a) kinds.insert(spec.kind);
+  for (auto k : {DistributionKind::normal, DistributionKind::heavy_tail, DistributionKind::zeros_ties,
+                 DistributionKind::reinit_params})
+    EXPECT_TRUE(kinds.count(k)) << distribution_kind_name(k);
+  EXPECT_TRUE(p.nan_pattern_must_match);
+}
+
+TEST(Protocol, ToleranceFollowsPrecision) {
+  const auto& p = protocol_by_name("verified");
+  EXPECT_DOUBLE_EQ(p.tolerance(Precision::fp32).atol, 1e-3);
+  EXPECT_DOUBLE_EQ(p.tolerance(Precision::bf16).rtol, 1e-2);
+  EXPECT_THROW(protocol_by_name("lenient"), UsageError);
+  EXPECT_THROW(precision_from_name("fp8"), UsageError);
+}
+
+TEST(Verdict, JsonRoundTripKeepsEveryPart) {
+  Verdict v;
+  v.protocol = "verified";
+  v.protocol_version = 1;
+  v.outcome = Outcome::incorrect;
+  v.reason = "D4_neg: 512 of 4096 elements differ";
+  v.problem.id = 19;
+  v.problem.level = 1;
+  v.correctness = CorrectnessResult{1e-3, 1e-3, {{"D4_neg", "scaled", DistributionStatus::fail, "x", 2.0, 1.0, 512, 4096}}, {}};
+  TimingResult t;
+  t.clock = "cuda_events";
+  t.series.push_back({"candidate", 3, 1.0, 0.9, 1.1, 0.8, 1.2, 1.0, {0.8, 1.0, 1.2}});
+  t.speedups.push_back({"eager_tf32_on", 1.5, 1.4, 1.6, "FASTER"});
+  v.timing = t;
+  v.flags = {"input_mutated"};
+
+  nlohmann::json j = v;
+  EXPECT_EQ(j.at("schema"), kVerdictSchema);
+  EXPECT_EQ(j.at("outcome"), "incorrect");
+  EXPECT_EQ(j.at("correctness").at("distributions")[0].at("status"), "fail");
+  EXPECT_FALSE(j.contains("memory")) << "absent parts are omitted, not zero";
+
+  Verdict back = j.get<Verdict>();
+  EXPECT_EQ(back.outcome, Outcome::incorrect);
+  ASSERT_TRUE(back.timing.has_value());
+  EXPECT_EQ(back.timing->series[0].samples_ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(back.timing->speedups[0].ci_low, 1.4);
+  EXPECT_EQ(back.flags, v.flags);
+  EXPECT_FALSE(back.memory.has_value());
+}
+
+TEST(Sha256, KnownVector) {
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_THROW(sha256_file("/nonexistent/kbv"), UsageError);
+}
+
+}  // namespace
+}  // namespace kbv

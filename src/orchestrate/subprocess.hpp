@@ -33,20 +33,26 @@ struct ProcessResult {
   bool timed_out = false;    // kbv killed the group because a deadline passed
   double wall_seconds = 0;
   std::string output_head;   // first keep_head_bytes of stdout+stderr
-  std::string output_tail;   // last keep_tail_bytes
+  std::string output_tail;   // last keep_tail_bytes of what follows the head (no overlap: head +
+                             // tail is all of it when output_bytes <= keep_head + keep_tail)
   std::size_t output_bytes = 0;  // total printed, including what was dropped
   bool message_truncated = false;
-  std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)", "timed out"
+  std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)",
+                                 // "timed out after 0.5 s"
 };
 
-// Called with each complete fd-3 line (without the newline). Return a new deadline to replace
-// the current one, or std::nullopt to keep it.
+// Called with each complete fd-3 line (without the newline), in order; a last line without a
+// newline is delivered when the pipe closes. Return a new deadline to replace the current one,
+// or std::nullopt to keep it (ignored once the child has exited or timed out).
 using MessageHandler = std::function<std::optional<Clock::time_point>(const std::string& line)>;
 
 // Runs the child to completion or until the deadline, then kills its whole process group with
-// SIGKILL and reaps it. Never throws for anything the child does; throws std::system_error only
-// when the child cannot be started (fork/pipe failure, argv[0] not executable).
-// The child gets PR_SET_PDEATHSIG(SIGKILL) so it dies if kbv dies.
+// SIGKILL and reaps it; the group is also killed when the direct child exits, so background
+// grandchildren do not survive it (one that leaves the group with setsid/setpgid escapes). Never
+// throws for anything the child does; throws std::system_error only when the child cannot be
+// started (fork/pipe failure, argv[0] not executable, working_dir missing).
+// The child gets PR_SET_PDEATHSIG(SIGKILL) so it dies if kbv dies (strictly: if the calling
+// thread dies, which cannot happen while it waits in this call).
 ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
                           const MessageHandler& on_message = {});
 

@@ -1,0 +1,142 @@
+// kbv: KernelBench-Verified in C++. The CLI is torch-free; evaluations run in kbv-worker
+// children (see src/orchestrate/evaluation_run.hpp).
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include <CLI/CLI.hpp>
+
+#include "core/errors.hpp"
+#include "core/job.hpp"
+#include "core/protocol.hpp"
+#include "core/version.hpp"
+#include "orchestrate/evaluation_run.hpp"
+#include "report/verdict_text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool gpu_present() { return fs::exists("/dev/nvidia0") || fs::exists("/dev/nvidiactl"); }
+
+std::string default_cache_dir() {
+  if (const char* env = std::getenv("KBV_CACHE"); env && *env) return env;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kbv";
+  return (fs::temp_directory_path() / "kbv-cache").string();
+}
+
+std::uint64_t fresh_secret() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+void require_file(const std::string& path, const char* what) {
+  if (!fs::is_regular_file(path))
+    throw kbv::UsageError(std::string(what) + " '" + path + "' is not a readable file");
+}
+
+struct EvalOptions {
+  std::string problem, candidate;
+  std::string protocol = "verified";
+  std::string precision = "fp32";
+  std::string device = "auto";
+  std::string size = "auto";
+  std::string json_path;
+  std::string build_dir;
+  std::optional<double> tolerance;
+  double compile_timeout = 900;
+  double run_timeout = 600;
+  double time_budget = 5.0;
+  bool no_timing = false;
+  bool quiet = false;
+};
+
+int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
+  require_file(o.problem, "problem");
+  require_file(o.candidate, "candidate");
+  kbv::protocol_by_name(o.protocol);      // validates
+  kbv::precision_from_name(o.precision);  // validates
+
+  kbv::EvaluationRun run;
+  run.worker_path = kbv::find_worker_executable();
+  run.argv = argv;
+  auto& job = run.job;
+  job.problem_path = fs::absolute(o.problem).string();
+  job.candidate_path = fs::absolute(o.candidate).string();
+  job.protocol = o.protocol;
+  job.precision = o.precision;
+  job.device = o.device;
+  if (job.device == "auto") {
+    job.device = gpu_present() ? "cuda:0" : "cpu";
+    if (job.device == "cpu" && !o.quiet)
+      std::cerr << "kbv: no GPU found; running the CPU path (CPU timing, no device memory)\n";
+  }
+  job.size = o.size == "auto" ? (job.device == "cpu" ? "small" : "default") : o.size;
+  job.build_root = o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir;
+  job.secret = fresh_secret();
+  job.tolerance = o.tolerance;
+  job.timing.enabled = !o.no_timing;
+  job.timing.budget_seconds = o.time_budget;
+  run.limits.compile_timeout_seconds = o.compile_timeout;
+  run.limits.run_timeout_seconds = o.run_timeout;
+
+  kbv::Verdict verdict = kbv::run_evaluation(run);
+  if (!o.quiet) std::cout << kbv::format_verdict(verdict);
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    if (!out) throw kbv::UsageError("cannot write '" + o.json_path + "'");
+    out << nlohmann::json(verdict).dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A worker that dies closes its pipes; writing to them must not kill kbv.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::vector<std::string> args(argv, argv + argc);
+
+  CLI::App app{"kbv: is an LLM-written GPU kernel correct, really faster than realistic PyTorch, "
+               "and no hungrier for memory?"};
+  app.set_version_flag("--version", std::string("kbv ") + kbv::kVersion + " (" + kbv::kGitCommit + ")");
+  app.require_subcommand(1);
+
+  EvalOptions eval;
+  auto* e = app.add_subcommand("eval", "Evaluate one candidate (ModelNew) against one problem (Model)");
+  e->add_option("problem", eval.problem, "KernelBench problem file (defines Model, get_inputs, get_init_inputs)")->required();
+  e->add_option("candidate", eval.candidate, "Candidate file (defines ModelNew)")->required();
+  e->add_option("--protocol", eval.protocol, "standard | verified | strict")->capture_default_str()
+      ->check(CLI::IsMember({"standard", "verified", "strict"}));
+  e->add_option("--precision", eval.precision, "fp32 | bf16 | fp16")->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  e->add_option("--device", eval.device, "cuda:N | cpu | auto (a GPU when one is present)")->capture_default_str();
+  e->add_option("--size", eval.size, "default | small (the problem's KBV_SMALL) | auto (small on the CPU)")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "default", "small"}));
+  e->add_option("--json", eval.json_path, "Also write the verdict as JSON (schema: docs/verdict-schema.md)");
+  e->add_option("--build-dir", eval.build_dir, "Where candidate extensions are built (default $KBV_CACHE/builds or ~/.cache/kbv/builds)");
+  e->add_option("--tolerance", eval.tolerance, "atol = rtol, overriding the protocol's (1e-3 fp32, 1e-2 bf16/fp16)");
+  e->add_option("--compile-timeout", eval.compile_timeout, "Seconds allowed to import the candidate and build its extensions")->capture_default_str();
+  e->add_option("--run-timeout", eval.run_timeout, "Seconds allowed for everything else")->capture_default_str();
+  e->add_option("--time-budget", eval.time_budget, "Seconds of timing before giving up on a +-1% CI")->capture_default_str();
+  e->add_flag("--no-timing", eval.no_timing, "Check correctness only");
+  e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
+
+  try {
+    app.parse(argc, argv);
+    if (*e) return run_eval(eval, args);
+  } catch (const CLI::ParseError& err) {
+    return app.exit(err);
+  } catch (const kbv::UsageError& err) {
+    std::cerr << "kbv: " << err.what() << "\n";
+    return 2;
+  } catch (const std::exception& err) {
+    std::cerr << "kbv: " << err.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """2-D max pooling, 3 x 3 window, stride 2, padding 1.
+
+    x: [batch_size, channels, height, width]
+      -> [batch_size, channels, height // 2, width // 2]   (default 32 x 64 x 256 x 256)
+    """
+
+    def __init__(self, kernel_size: int, stride: int, padding: int):
+        super().__init__()
+        self.pool = nn.MaxPool2d(kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pool(x)
+
+
+batch_size = 32
+channels = 64
+height = 256
+width = 256
+kernel_size = 3
+stride = 2
+padding = 1
+
+KBV_SMALL = {"batch_size": 2, "channels": 4, "height": 32, "width": 32}
+
+
+def get_inputs():
+    return [torch.rand(batch_size, channels, height, width)]
+
+
+def get_init_inputs():
+    return [kernel_size, stride, padding]

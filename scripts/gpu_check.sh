@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU, in one command (the device tool's budget is short):
+# builds kbv there, runs the 'gpu' test label (and the CPU tiers, which are quick with 16 cores),
+# evaluates the CUDA examples, and prints a summary table last. Logs and verdicts go to $OUT.
+#   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
+#   KBV_GPU_STEPS="build tests examples" selects steps.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-/tmp/kbv-gpu-out}"
+mkdir -p "$OUT"
+STEPS="${KBV_GPU_STEPS:-build tests examples}"
+BUILD=build-gpu
+PY="$(command -v python3)"
+export PATH="$(dirname "$PY"):$PATH"
+export TORCH_CUDA_ARCH_LIST=9.0
+
+deps=()
+if [ ! -f /usr/include/openssl/evp.h ] && [ -d .gpu-deps ]; then
+  mkdir -p .gpu-deps/lib
+  ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libcrypto.so.3)" .gpu-deps/lib/libcrypto.so
+  ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libssl.so.3)" .gpu-deps/lib/libssl.so
+  deps+=(-DOPENSSL_ROOT_DIR="$PWD/.gpu-deps" -DOPENSSL_INCLUDE_DIR="$PWD/.gpu-deps/include"
+         -DOPENSSL_CRYPTO_LIBRARY="$PWD/.gpu-deps/lib/libcrypto.so")
+fi
+
+if [[ " $STEPS " == *" build "* ]]; then
+  echo "== build ($(nproc) cores)"
+  start=$(date +%s)
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBV_PYTHON="$PY" -DKBV_WITH_TORCH=ON \
+        -DKBV_ENABLE_GPU_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+  echo "built in $(( $(date +%s) - start )) s"
+fi
+
+if [[ " $STEPS " == *" tests "* ]]; then
+  echo "== ctest (gpu, unit, worker)"
+  (cd "$BUILD" && ctest -L 'gpu|unit|worker' --output-on-failure -j4 --timeout 900) >"$OUT/ctest.log" 2>&1
+  echo "ctest exit $?"; grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Timeout" "$OUT/ctest.log" | head -30
+fi
+
+if [[ " $STEPS " == *" examples "* ]]; then
+  echo "== examples"
+  P=examples/problems/level1; C=examples/candidates
+  run() {  # name problem candidate [flags...]
+    local name=$1 problem=$2 candidate=$3; shift 3
+    "$BUILD/bin/kbv" eval "$problem" "$candidate" --device cuda:0 --json "$OUT/v_$name.json" --quiet \
+      --build-dir /tmp/kbv-builds "$@" >>"$OUT/examples.log" 2>&1
+  }
+  run swish_cuda "$P/7_Swish.py" "$C/swish_cuda.py" &
+  run relu_cuda "$P/19_ReLU.py" "$C/relu_cuda.py" &
+  run linear_relu "$P/40_Linear_ReLU.py" "$C/linear_relu_cuda.py" &
+  run raw_scratch "$P/19_ReLU.py" "$C/relu_raw_scratch.py" &
+  run relu_wrong "$P/19_ReLU.py" "$C/relu_wrong.py" &
+  run illegal "$P/19_ReLU.py" "$C/relu_illegal_address.py" &
+  wait  # builds in parallel; the timed ones below run alone
+  run shortcut_std "$P/19_ReLU.py" "$C/relu_shape_shortcut.py" --protocol standard
+  run shortcut_ver "$P/19_ReLU.py" "$C/relu_shape_shortcut.py" --protocol verified
+  run hang "$P/19_ReLU.py" "$C/relu_hang.py" --run-timeout 15
+  run segfault "$P/19_ReLU.py" "$C/relu_crash_segfault.py"
+  # Re-run the timed examples alone now that they are built: parallel builds must not share the GPU
+  # with a timing loop.
+  run swish_cuda "$P/7_Swish.py" "$C/swish_cuda.py"
+  run relu_cuda "$P/19_ReLU.py" "$C/relu_cuda.py"
+  run linear_relu "$P/40_Linear_ReLU.py" "$C/linear_relu_cuda.py"
+  run raw_scratch "$P/19_ReLU.py" "$C/relu_raw_scratch.py"
+  "$PY" scripts/summarize_verdicts.py "$OUT"/v_*.json | tee "$OUT/summary.md"
+fi

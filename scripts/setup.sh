@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what kbv needs and builds it. Idempotent: a second run only rebuilds what changed.
+#   scripts/setup.sh            # Debian packages, a venv with torch 2.11.0, then build/ (Release)
+#   KBV_BUILD_DIR=... KBV_VENV=... scripts/setup.sh
+# On the GPU machine use scripts/gpu_check.sh instead (no package registry there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KBV_VENV="${KBV_VENV:-$HOME/.cache/kbv-venv}"
+KBV_BUILD_DIR="${KBV_BUILD_DIR:-build}"
+TORCH_VERSION="2.11.0"   # the GPU machine's torch: one code base builds in both places
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+# 1. Debian packages for the C++ side.
+packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
+          libsqlite3-dev libssl-dev libcurl4-openssl-dev)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  say "installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# 2. Python with torch, shared by every checkout on this machine (it is 4-5 GB).
+if ! "$KBV_VENV/bin/python" -c "import torch, sys; sys.exit(0 if torch.__version__.startswith('$TORCH_VERSION') else 1)" 2>/dev/null; then
+  say "creating $KBV_VENV with torch==$TORCH_VERSION (a few minutes, once)"
+  python3 -m venv "$KBV_VENV"
+  "$KBV_VENV/bin/pip" install -q --upgrade pip
+  "$KBV_VENV/bin/pip" install -q "torch==$TORCH_VERSION" numpy ninja
+fi
+# load_inline runs ninja from the candidate's process; make it findable.
+export PATH="$KBV_VENV/bin:$PATH"
+
+# 3. Configure and build.
+if [ ! -f "$KBV_BUILD_DIR/CMakeCache.txt" ]; then
+  say "configuring $KBV_BUILD_DIR"
+  cmake -S . -B "$KBV_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBV_PYTHON="$KBV_VENV/bin/python" >/dev/null
+fi
+say "building $KBV_BUILD_DIR (the first build compiles LibTorch code: several minutes on 2 cores)"
+cmake --build "$KBV_BUILD_DIR" -j"$(nproc)"
+say "done: $KBV_BUILD_DIR/bin/kbv"

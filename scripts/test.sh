@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh), then runs every CPU test tier: unit, worker, integration.
+# GPU tests (label gpu) run on the GPU machine through scripts/gpu_check.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+KBV_BUILD_DIR="${KBV_BUILD_DIR:-build}"
+export PATH="${KBV_VENV:-$HOME/.cache/kbv-venv}/bin:$PATH"
+cd "$KBV_BUILD_DIR"
+ctest -L 'unit|worker|integration' --output-on-failure -j2 "$@"

@@ -1,0 +1,38 @@
+#include "core/job.hpp"
+
+namespace kbv {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingOptions, enabled, budget_seconds, min_seconds,
+                                                min_rounds, target_rel_ci, warmup_seconds,
+                                                max_input_sets, input_set_budget_bytes)
+
+void to_json(nlohmann::json& j, const WorkerJob& job) {
+  j = nlohmann::json{{"problem_path", job.problem_path},
+                     {"candidate_path", job.candidate_path},
+                     {"protocol", job.protocol},
+                     {"precision", job.precision},
+                     {"device", job.device},
+                     {"size", job.size},
+                     {"build_root", job.build_root},
+                     {"secret", job.secret},
+                     {"measure_memory", job.measure_memory},
+                     {"timing", job.timing}};
+  if (job.tolerance) j["tolerance"] = *job.tolerance;
+}
+
+void from_json(const nlohmann::json& j, WorkerJob& job) {
+  WorkerJob defaults;
+  job.problem_path = j.at("problem_path").get<std::string>();
+  job.candidate_path = j.value("candidate_path", defaults.candidate_path);
+  job.protocol = j.value("protocol", defaults.protocol);
+  job.precision = j.value("precision", defaults.precision);
+  job.device = j.value("device", defaults.device);
+  job.size = j.value("size", defaults.size);
+  job.build_root = j.value("build_root", defaults.build_root);
+  job.secret = j.value("secret", defaults.secret);
+  job.measure_memory = j.value("measure_memory", defaults.measure_memory);
+  job.timing = j.value("timing", defaults.timing);
+  if (j.contains("tolerance") && !j["tolerance"].is_null()) job.tolerance = j["tolerance"].get<double>();
+}
+
+}  // namespace kbv

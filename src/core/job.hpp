@@ -1,0 +1,42 @@
+#pragma once
+// What the CLI asks one worker to do. Sent as JSON on the worker's stdin (never on its command
+// line, where the candidate could read the secret seed from /proc/self/cmdline).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kbv {
+
+struct TimingOptions {
+  bool enabled = true;
+  double budget_seconds = 5.0;          // stop sampling after this long, converged or not
+  double min_seconds = 0.1;
+  int min_rounds = 20;
+  double target_rel_ci = 0.01;          // stop once the speedup's 95% CI is within +-1%
+  double warmup_seconds = 0.2;
+  int max_input_sets = 4;               // timed calls rotate over up to this many input sets
+  std::int64_t input_set_budget_bytes = 4LL << 30;  // ...as long as they fit in this much memory
+};
+
+struct WorkerJob {
+  std::string problem_path;
+  std::string candidate_path;
+  std::string protocol = "verified";
+  std::string precision = "fp32";
+  std::string device = "cuda:0";
+  std::string size = "default";         // "small" applies the problem's KBV_SMALL overrides
+  std::string build_root;               // candidate extensions build under build_root/<source hash>
+  std::uint64_t secret = 0;             // seeds strict's hidden distributions
+  std::optional<double> tolerance;      // overrides the protocol's atol = rtol
+  bool measure_memory = true;           // GPU only; the protocol may also turn it off
+  TimingOptions timing;
+};
+
+void to_json(nlohmann::json& j, const TimingOptions& t);
+void from_json(const nlohmann::json& j, TimingOptions& t);
+void to_json(nlohmann::json& j, const WorkerJob& job);
+void from_json(const nlohmann::json& j, WorkerJob& job);
+
+}  // namespace kbv

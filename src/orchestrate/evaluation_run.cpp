@@ -1,0 +1,131 @@
+#include "orchestrate/evaluation_run.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/version.hpp"
+#include "orchestrate/subprocess.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv {
+namespace {
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  out.precision(3);
+  out << s;
+  return out.str();
+}
+
+// The worker died or was killed before sending its verdict: say how, where, and what to do.
+void describe_lost_worker(Verdict& v, const ProcessResult& p, const std::string& stage, const EvaluationLimits& limits) {
+  v.stage = stage;
+  if (p.timed_out) {
+    v.outcome = Outcome::timeout;
+    bool building = stage == "build";
+    double limit = building ? limits.compile_timeout_seconds : limits.run_timeout_seconds;
+    v.reason = "timed out after " + format_seconds(limit) + " s in stage '" + stage + "'; " +
+               (building ? "raise --compile-timeout if the build is just slow"
+                         : "raise --run-timeout, or look for an infinite loop or a deadlock in the candidate");
+    return;
+  }
+  v.outcome = Outcome::crashed;
+  v.reason = "worker " + p.describe() + " during stage '" + stage + "' without a verdict";
+  if (p.exited) v.reason += " (the candidate called sys.exit/os._exit, or the process was killed)";
+}
+
+}  // namespace
+
+std::string find_worker_executable() {
+  if (const char* env = std::getenv("KBV_WORKER"); env && *env) return env;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path candidate = self.parent_path() / "kbv-worker";
+    if (fs::exists(candidate)) return candidate.string();
+  }
+  throw UsageError("kbv-worker not found next to kbv (or in $KBV_WORKER); was kbv built with LibTorch? Run scripts/setup.sh");
+}
+
+Verdict run_evaluation(const EvaluationRun& run) {
+  ProcessSpec spec;
+  spec.argv = {run.worker_path};
+  spec.stdin_data = nlohmann::json(run.job).dump();
+  // Candidates' own progress bars and warnings are noise in a verdict; Python must not buffer
+  // what it prints before a crash.
+  spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+
+  std::string stage = "start";
+  std::optional<nlohmann::json> worker_verdict;
+  auto on_message = [&](const std::string& line) -> std::optional<Clock::time_point> {
+    nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
+    if (message.is_discarded() || !message.is_object()) return std::nullopt;
+    std::string event = message.value("event", "");
+    if (event == "stage") {
+      std::string next = message.value("stage", "");
+      bool was_build = stage == "build";
+      stage = next;
+      if (next == "build") return after(run.limits.compile_timeout_seconds);
+      if (was_build) return after(run.limits.run_timeout_seconds);
+    } else if (event == "verdict" && message.contains("verdict")) {
+      worker_verdict = message["verdict"];
+    }
+    return std::nullopt;
+  };
+
+  std::string started_at = utc_now();
+  ProcessResult process = run_process(spec, after(run.limits.run_timeout_seconds), on_message);
+
+  Verdict v;
+  v.protocol = run.job.protocol;
+  v.precision = run.job.precision;
+  v.problem.path = run.job.problem_path;
+  v.candidate.path = run.job.candidate_path;
+  bool parsed = false;
+  if (worker_verdict) {
+    try {
+      v = worker_verdict->get<Verdict>();
+      parsed = true;
+    } catch (const std::exception& e) {
+      v.reason = std::string("unreadable verdict from the worker: ") + e.what();
+    }
+  }
+  if (!parsed) describe_lost_worker(v, process, stage, run.limits);
+
+  v.output_tail = process.output_bytes > process.output_head.size() + process.output_tail.size()
+                      ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
+                      : process.output_head + process.output_tail;
+  v.wall_seconds = process.wall_seconds;
+  v.provenance.kbv_version = kVersion;
+  v.provenance.git_commit = kGitCommit;
+  v.provenance.hostname = hostname();
+  v.provenance.started_at = started_at;
+  v.provenance.argv = run.argv;
+  return v;
+}
+
+}  // namespace kbv

@@ -1,0 +1,30 @@
+#pragma once
+// Runs one evaluation in a kbv-worker child process and always returns a verdict: the worker's
+// own, or one that says how the worker ended (timeout in which stage, signal, early exit) with
+// the tail of what it printed. Torch-free: this is the CLI's side of the worker protocol.
+#include <string>
+#include <vector>
+
+#include "core/job.hpp"
+#include "core/verdict.hpp"
+
+namespace kbv {
+
+struct EvaluationLimits {
+  double compile_timeout_seconds = 900;  // the "build" stage: importing the candidate, its builds
+  double run_timeout_seconds = 600;      // every other stage together
+};
+
+struct EvaluationRun {
+  WorkerJob job;
+  std::string worker_path;               // the kbv-worker executable
+  EvaluationLimits limits;
+  std::vector<std::string> argv;         // kbv's own command line, for provenance
+};
+
+Verdict run_evaluation(const EvaluationRun& run);
+
+// The kbv-worker next to the running executable (or $KBV_WORKER). Throws UsageError if none.
+std::string find_worker_executable();
+
+}  // namespace kbv

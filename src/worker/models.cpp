@@ -1,0 +1,99 @@
+#include "worker/models.hpp"
+
+#include <torch/csrc/autograd/grad_mode.h>
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace kbv::worker {
+namespace {
+
+std::string device_string(const at::Device& d) { return d.str(); }
+
+py::object torch_dtype(at::ScalarType t) {
+  py::module_ torch = py::module_::import("torch");
+  switch (t) {
+    case at::kBFloat16: return torch.attr("bfloat16");
+    case at::kHalf: return torch.attr("float16");
+    default: return torch.attr("float32");
+  }
+}
+
+}  // namespace
+
+py::object construct_model(const py::object& cls, const py::object& init_inputs, std::uint64_t seed,
+                           const at::Device& device, std::optional<at::ScalarType> dtype) {
+  py::module_ torch = py::module_::import("torch");
+  at::manual_seed(seed);
+  py::object device_ctx = torch.attr("device")(device_string(device));
+  device_ctx.attr("__enter__")();
+  py::object model;
+  try {
+    model = cls(*init_inputs);
+  } catch (...) {
+    device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
+    throw;
+  }
+  device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
+  model = model.attr("to")(device_string(device));
+  if (dtype) model = model.attr("to")(py::arg("dtype") = torch_dtype(*dtype));
+  return model;
+}
+
+WeightCopy copy_matching_weights(const py::object& from, const py::object& to) {
+  WeightCopy result;
+  if (!py::hasattr(from, "state_dict") || !py::hasattr(to, "state_dict")) {
+    result.note = "models are not nn.Modules; weights not copied";
+    return result;
+  }
+  py::dict source = from.attr("state_dict")();
+  py::dict target = to.attr("state_dict")();
+  torch::autograd::AutoGradMode no_grad(false);
+  std::vector<std::string> unmatched;
+  for (auto item : target) {
+    ++result.candidate_entries;
+    std::string name = py::str(item.first).cast<std::string>();
+    if (!source.contains(item.first)) {
+      unmatched.push_back(name);
+      continue;
+    }
+    at::Tensor dst = THPVariable_Unpack(item.second.ptr());
+    at::Tensor src = THPVariable_Unpack(source[item.first].ptr());
+    if (dst.sizes() != src.sizes()) {
+      unmatched.push_back(name);
+      continue;
+    }
+    dst.copy_(src);
+    ++result.copied;
+  }
+  if (!unmatched.empty()) {
+    result.note = "ModelNew state entries without a same-named, same-shaped Model entry (" +
+                  std::to_string(unmatched.size()) + ", first '" + unmatched.front() +
+                  "'): they keep their seeded initialisation";
+  }
+  return result;
+}
+
+std::vector<std::pair<std::string, at::Tensor>> named_parameters(const py::object& model) {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  if (!py::hasattr(model, "named_parameters")) return out;
+  for (auto item : model.attr("named_parameters")()) {
+    py::tuple pair = item.cast<py::tuple>();
+    out.emplace_back(pair[0].cast<std::string>(), THPVariable_Unpack(pair[1].ptr()));
+  }
+  return out;
+}
+
+std::int64_t model_state_bytes(const py::object& model) {
+  if (!py::hasattr(model, "state_dict")) return 0;
+  std::int64_t total = 0;
+  py::dict state = model.attr("state_dict")();
+  for (auto item : state) {
+    if (!THPVariable_Check(item.second.ptr())) continue;
+    at::Tensor t = THPVariable_Unpack(item.second.ptr());
+    total += t.numel() * static_cast<std::int64_t>(t.element_size());
+  }
+  return total;
+}
+
+}  // namespace kbv::worker

@@ -1,0 +1,149 @@
+// Runs the real kbv binary (and so the real worker, LibTorch and Python) on the example files,
+// on the CPU, and checks the verdicts it writes. These are the CPU half of the examples'
+// contract (examples/README.md); tests/gpu has the CUDA half.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+
+#include "kbv_cli.hpp"
+
+namespace kbv {
+namespace {
+
+using testing::CliResult;
+using testing::example_candidate;
+using testing::fixture;
+
+const std::string kRelu = testing::example_problem("19_ReLU.py");
+const std::string kSwish = testing::example_problem("7_Swish.py");
+
+std::string candidate(const std::string& name) { return example_candidate(name); }
+
+// CPU runs with a short timing budget: the integration tests check the verdict's shape, not
+// the figures.
+CliResult run_kbv(std::vector<std::string> args) {
+  args.insert(args.end(), {"--time-budget", "0.5"});
+  return testing::run_kbv_eval(args, "cpu");
+}
+
+std::string outcome(const CliResult& r) { return r.outcome(); }
+std::string context(const CliResult& r) { return r.context(); }
+
+TEST(EvalCli, ShapeShortcutPassesStandardButFailsVerifiedOnD4) {
+  auto standard = run_kbv({kRelu, candidate("relu_shape_shortcut.py"), "--protocol", "standard"});
+  EXPECT_EQ(outcome(standard), "correct") << context(standard);
+  auto verified = run_kbv({kRelu, candidate("relu_shape_shortcut.py"), "--protocol", "verified"});
+  ASSERT_EQ(outcome(verified), "incorrect") << context(verified);
+  EXPECT_NE(verified.verdict["reason"].get<std::string>().find("D4_neg"), std::string::npos) << context(verified);
+  std::map<std::string, std::string> status;
+  for (const auto& d : verified.verdict["correctness"]["distributions"]) status[d["name"]] = d["status"];
+  EXPECT_EQ(status["D1_x1"], "pass");
+  EXPECT_EQ(status["D4_neg"], "fail");
+}
+
+TEST(EvalCli, WrongCandidateIsIncorrectWithErrors) {
+  auto r = run_kbv({kRelu, candidate("relu_wrong_cpu.py")});
+  ASSERT_EQ(outcome(r), "incorrect") << context(r);
+  EXPECT_GT(r.verdict["correctness"]["distributions"][0]["max_abs_err"].get<double>(), 1e-3);
+}
+
+TEST(EvalCli, CorrectCandidateGetsCpuTimingAgainstOneBaseline) {
+  auto r = run_kbv({kRelu, fixture("relu_print_flood.py"), "--protocol", "strict"});
+  ASSERT_EQ(outcome(r), "correct") << context(r);
+  EXPECT_EQ(r.verdict["correctness"]["distributions"].size(), 8u) << "strict runs 8 distributions";
+  const auto& timing = r.verdict["timing"];
+  EXPECT_EQ(timing["clock"], "cpu_steady_clock");
+  EXPECT_EQ(timing["speedups"].size(), 1u);
+  EXPECT_GT(timing["rounds"].get<int>(), 0);
+  EXPECT_FALSE(r.verdict.contains("memory")) << "no device memory on the CPU";
+  // The candidate printed well over 64 MB per call; the verdict keeps a bounded tail.
+  EXPECT_LT(r.verdict["output_tail"].get<std::string>().size(), 100u * 1024);
+  EXPECT_EQ(r.process.exit_code, 0);
+}
+
+TEST(EvalCli, SegfaultBecomesCrashedAndKbvExitsNormally) {
+  auto r = run_kbv({kRelu, candidate("relu_crash_segfault.py")});
+  EXPECT_TRUE(r.process.exited) << r.process.describe();
+  EXPECT_EQ(r.process.exit_code, 0);
+  ASSERT_EQ(outcome(r), "crashed") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("SIGSEGV"), std::string::npos) << context(r);
+  EXPECT_EQ(r.verdict["stage"], "correctness");
+}
+
+TEST(EvalCli, HangBecomesTimeoutInItsStage) {
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_kbv({kRelu, candidate("relu_hang.py"), "--run-timeout", "8"});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(outcome(r), "timeout") << context(r);
+  EXPECT_EQ(r.verdict["stage"], "correctness");
+  EXPECT_LT(seconds, 30.0);
+  EXPECT_EQ(r.process.exit_code, 0);
+}
+
+TEST(EvalCli, OsExitBecomesCrashed) {
+  auto r = run_kbv({kRelu, candidate("relu_exit.py")});
+  ASSERT_EQ(outcome(r), "crashed") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("code 3"), std::string::npos) << context(r);
+}
+
+TEST(EvalCli, PythonExceptionBecomesRuntimeError) {
+  auto r = run_kbv({kRelu, candidate("relu_raises.py")});
+  ASSERT_EQ(outcome(r), "runtime_error") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("RuntimeError"), std::string::npos) << context(r);
+}
+
+TEST(EvalCli, CompileErrorKeepsTheCompilerLog) {
+  auto r = run_kbv({kRelu, candidate("relu_compile_error.py")});
+  ASSERT_EQ(outcome(r), "compile_error") << context(r);
+  EXPECT_NE(r.verdict["build"]["log_tail"].get<std::string>().find("error"), std::string::npos) << context(r);
+}
+
+TEST(EvalCli, MissingModelNewIsCompileError) {
+  auto r = run_kbv({kRelu, fixture("relu_no_model_new.py")});
+  ASSERT_EQ(outcome(r), "compile_error") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("ModelNew"), std::string::npos);
+}
+
+TEST(EvalCli, CudaCandidateOnCpuIsSkippedWithoutBuilding) {
+  auto r = run_kbv({kRelu, candidate("relu_cuda.py")});
+  ASSERT_EQ(outcome(r), "skipped") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("CUDA"), std::string::npos);
+  EXPECT_LT(r.verdict["build"]["seconds"].get<double>(), 5.0) << "must refuse before compiling";
+}
+
+TEST(EvalCli, BrokenProblemIsProblemError) {
+  auto r = run_kbv({fixture("broken_problem.py"), candidate("relu_wrong_cpu.py")});
+  ASSERT_EQ(outcome(r), "problem_error") << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("get_inputs"), std::string::npos) << context(r);
+}
+
+TEST(EvalCli, MissingFileIsAUsageErrorNotAVerdict) {
+  auto r = run_kbv({kRelu, "/nonexistent/candidate.py"});
+  EXPECT_TRUE(r.process.exited);
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_NE(r.process.output_tail.find("not a readable file"), std::string::npos) << r.process.output_tail;
+}
+
+// Two candidates that both call load_inline(name="my_ext") build into different folders under
+// different module names, and both are correct.
+TEST(EvalCli, SameExtensionNameDoesNotCollide) {
+  auto relu = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  auto swish = run_kbv({kSwish, candidate("swish_cpp_ext.py"), "--no-timing"});
+  ASSERT_EQ(outcome(relu), "correct") << context(relu);
+  ASSERT_EQ(outcome(swish), "correct") << context(swish);
+  const auto& a = relu.verdict["build"]["extensions"][0];
+  const auto& b = swish.verdict["build"]["extensions"][0];
+  EXPECT_EQ(a["requested_name"], "my_ext");
+  EXPECT_EQ(b["requested_name"], "my_ext");
+  EXPECT_NE(a["unique_name"], b["unique_name"]);
+  EXPECT_NE(a["build_dir"], b["build_dir"]);
+  EXPECT_TRUE(relu.verdict["custom_kernel"].get<bool>());
+  // Built once: a second evaluation of the same source reuses the build.
+  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  ASSERT_EQ(outcome(again), "correct");
+  EXPECT_LT(again.verdict["build"]["seconds"].get<double>(), relu.verdict["build"]["seconds"].get<double>() / 2);
+}
+
+}  // namespace
+}  // namespace kbv

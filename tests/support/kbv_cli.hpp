@@ -1,0 +1,64 @@
+#pragma once
+// Runs the real `kbv eval` binary and reads back the JSON verdict it wrote. Shared by the CPU
+// integration tests and the GPU tests.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrate/subprocess.hpp"
+
+namespace kbv::testing {
+
+inline const std::string kSource = KBV_SOURCE_DIR;
+inline const std::string kBin = KBV_BIN_DIR;
+
+inline std::string example_problem(const std::string& file) { return kSource + "/examples/problems/level1/" + file; }
+inline std::string example_candidate(const std::string& file) { return kSource + "/examples/candidates/" + file; }
+inline std::string fixture(const std::string& file) { return kSource + "/tests/integration/fixtures/" + file; }
+
+// One build folder per test process: a candidate used by several tests is built once.
+inline const std::string& build_dir() {
+  static const std::string dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("kbv-test-builds-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d.string();
+  }();
+  return dir;
+}
+
+struct CliResult {
+  ProcessResult process;
+  nlohmann::json verdict;  // null when kbv wrote none
+
+  std::string outcome() const { return verdict.is_object() ? verdict.value("outcome", "") : "<no verdict>"; }
+  std::string reason() const { return verdict.is_object() ? verdict.value("reason", "") : ""; }
+  // What to print when an expectation fails.
+  std::string context() const {
+    return process.output_tail + "\n" + (verdict.is_object() ? verdict.dump(1).substr(0, 4000) : "");
+  }
+};
+
+// kbv eval <args> --device <device> --json <tmp> --build-dir <shared> [--time-budget ...]
+inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& device,
+                              double timeout_seconds = 900) {
+  static int counter = 0;
+  std::string json_path = build_dir() + "/verdict-" + std::to_string(++counter) + ".json";
+  ProcessSpec spec;
+  spec.argv = {kBin + "/kbv", "eval"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.argv.insert(spec.argv.end(), {"--device", device, "--json", json_path, "--build-dir", build_dir()});
+  auto deadline = Clock::now() + std::chrono::seconds(static_cast<long>(timeout_seconds));
+  CliResult r;
+  r.process = run_process(spec, deadline);
+  std::ifstream in(json_path);
+  if (in) r.verdict = nlohmann::json::parse(in, nullptr, false);
+  return r;
+}
+
+}  // namespace kbv::testing

@@ -1,0 +1,213 @@
+// Output comparison (src/worker/compare.*), on the CPU.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "worker/compare.hpp"
+
+namespace kbv::worker {
+namespace {
+
+// The reason contains `part` (gtest alone; the worker tests do not link gmock).
+::testing::AssertionResult has(const std::string& reason, const std::string& part) {
+  if (reason.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "reason \"" << reason << "\" lacks \"" << part << "\"";
+}
+
+const Tolerance kTol{1e-3, 1e-3};
+
+at::Tensor sample(at::IntArrayRef sizes = {16, 32}) {
+  return at::linspace(-3.0, 3.0, c10::multiply_integers(sizes), at::kFloat).reshape(sizes);
+}
+
+TEST(Compare, IdenticalPasses) {
+  at::Tensor r = sample();
+  OutputComparison c = compare_outputs({r, r.sum()}, {r.clone(), r.sum().clone()}, kTol, true);
+  EXPECT_TRUE(c.ok) << c.reason;
+  EXPECT_EQ(c.reason, "");
+  EXPECT_EQ(c.mismatched, 0);
+  EXPECT_EQ(c.numel, r.numel() + 1);
+  EXPECT_EQ(c.max_abs_err, 0.0);
+  EXPECT_EQ(c.max_rel_err, 0.0);
+}
+
+TEST(Compare, ToleranceBoundaryIsInclusive) {
+  // Powers of two: atol + rtol * |r| = 0.25 + 0.25 * 1 = 0.5 exactly.
+  const Tolerance tol{0.25, 0.25};
+  at::Tensor r = at::ones({4});
+  OutputComparison at_bound = compare_outputs({r}, {r + 0.5}, tol, false);
+  EXPECT_TRUE(at_bound.ok) << at_bound.reason;
+  EXPECT_DOUBLE_EQ(at_bound.max_abs_err, 0.5);
+  EXPECT_DOUBLE_EQ(at_bound.max_rel_err, 0.5);
+
+  at::Tensor just_over = (r + 0.5).clone();
+  just_over[2] = std::nextafter(1.5f, 2.0f);
+  OutputComparison over = compare_outputs({r}, {just_over}, tol, false);
+  EXPECT_FALSE(over.ok);
+  EXPECT_EQ(over.mismatched, 1);
+  EXPECT_TRUE(has(over.reason, "output 0: 1 of 4 elements outside atol=0.25 rtol=0.25"));
+  EXPECT_TRUE(has(over.reason, "at index [2]"));
+
+  // Negative side, and rtol scaling with |r|: r = -4 -> bound 0.25 + 1 = 1.25.
+  at::Tensor r4 = at::full({1}, -4.0);
+  EXPECT_TRUE(compare_outputs({r4}, {r4 - 1.25}, tol, false).ok);
+  EXPECT_FALSE(compare_outputs({r4}, {r4 - 1.375}, tol, false).ok);
+}
+
+TEST(Compare, WorstIndexIsMultiDimensional) {
+  at::Tensor r = at::zeros({8, 16});
+  at::Tensor c = r.clone();
+  c[3][7] = 2.0;
+  c[5][1] = 0.5;
+  c[0][0] = 1e-4;  // within tolerance
+  OutputComparison out = compare_outputs({r}, {c}, kTol, false);
+  EXPECT_FALSE(out.ok);
+  EXPECT_EQ(out.mismatched, 2);
+  EXPECT_EQ(out.numel, 128);
+  EXPECT_DOUBLE_EQ(out.max_abs_err, 2.0);
+  EXPECT_DOUBLE_EQ(out.max_rel_err, 2.0 / 1e-3);
+  EXPECT_EQ(out.reason,
+            "output 0: 2 of 128 elements outside atol=0.001 rtol=0.001 (max abs err 2 at index [3, 7]: got 2 "
+            "expected 0)");
+}
+
+TEST(Compare, CountMismatch) {
+  at::Tensor r = sample();
+  OutputComparison c = compare_outputs({r, r}, {r}, kTol, false);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.reason, "returned 1 outputs, expected 2");
+}
+
+TEST(Compare, ShapeMismatch) {
+  OutputComparison c = compare_outputs({sample({2, 4})}, {sample({2, 3})}, kTol, false);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.reason, "output 0: shape [2, 3] expected [2, 4]");
+  // A transposed result of the same numel is still a shape mismatch.
+  at::Tensor r = sample({4, 8});
+  EXPECT_EQ(compare_outputs({r}, {r.t()}, kTol, false).reason, "output 0: shape [8, 4] expected [4, 8]");
+}
+
+TEST(Compare, DtypeMismatch) {
+  at::Tensor r = sample();
+  OutputComparison c = compare_outputs({r, r}, {r, r.to(at::kHalf)}, kTol, false);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.reason, "output 1: dtype Half expected Float");
+}
+
+TEST(Compare, NoneOutput) {
+  at::Tensor r = sample();
+  OutputComparison c = compare_outputs({r}, {at::Tensor()}, kTol, false);
+  EXPECT_FALSE(c.ok);
+  EXPECT_TRUE(has(c.reason, "output 0: returned None"));
+}
+
+TEST(Compare, NaNInCandidateFails) {
+  at::Tensor r = sample();
+  at::Tensor c = r.clone();
+  c[1][2] = std::numeric_limits<float>::quiet_NaN();
+  OutputComparison loose = compare_outputs({r}, {c}, kTol, false);
+  EXPECT_FALSE(loose.ok);
+  EXPECT_EQ(loose.mismatched, 1);
+  EXPECT_TRUE(has(loose.reason, "1 of 512 elements outside"));
+  EXPECT_TRUE(has(loose.reason, "index [1, 2]: got nan"));
+  EXPECT_EQ(loose.max_abs_err, 0.0);  // only both-finite elements count
+
+  OutputComparison strict = compare_outputs({r}, {c}, kTol, true);
+  EXPECT_FALSE(strict.ok);
+  EXPECT_TRUE(has(strict.reason, "output 0: NaN/Inf pattern differs at 1 elements"));
+
+  at::Tensor inf = r.clone();
+  inf[0][0] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(compare_outputs({r}, {inf}, kTol, false).ok);
+}
+
+TEST(Compare, NonFinitePatternMustMatchExactly) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  at::Tensor r = sample({4, 4});
+  r[0][0] = nan;
+  r[1][1] = inf;
+  r[2][2] = -inf;
+  at::Tensor same = r.clone();
+  same[3][3] = same[3][3].item<float>() + 1e-4f;
+  for (bool strict : {false, true}) {
+    OutputComparison ok = compare_outputs({r}, {same}, kTol, strict);
+    EXPECT_TRUE(ok.ok) << ok.reason;
+    EXPECT_EQ(ok.mismatched, 0);
+    EXPECT_TRUE(std::isfinite(ok.max_abs_err));
+    EXPECT_NEAR(ok.max_abs_err, 1e-4, 1e-6);
+  }
+  // -inf where +inf is expected; a finite value where NaN is expected; NaN where -inf is.
+  at::Tensor wrong = r.clone();
+  wrong[1][1] = -inf;
+  wrong[0][0] = 0.0;
+  wrong[2][2] = nan;
+  for (bool strict : {false, true}) {
+    OutputComparison bad = compare_outputs({r}, {wrong}, kTol, strict);
+    EXPECT_FALSE(bad.ok);
+    EXPECT_EQ(bad.mismatched, 3);
+    if (strict) {
+      EXPECT_TRUE(has(bad.reason, "output 0: NaN/Inf pattern differs at 3 elements"));
+    } else {
+      EXPECT_TRUE(has(bad.reason, "3 of 16 elements outside"));
+    }
+  }
+}
+
+TEST(Compare, NonContiguousCandidate) {
+  at::Tensor r = sample({6, 10});
+  at::Tensor c = r.t().contiguous().t();  // same values, column-major strides
+  ASSERT_FALSE(c.is_contiguous());
+  EXPECT_TRUE(compare_outputs({r}, {c}, kTol, true).ok);
+
+  c[4][9] = 100.0;  // through the view, into column-major storage
+  OutputComparison bad = compare_outputs({r}, {c}, kTol, false);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(has(bad.reason, "at index [4, 9]"));
+
+  at::Tensor expanded = at::ones({1, 5}).expand({3, 5});
+  EXPECT_TRUE(compare_outputs({at::ones({3, 5})}, {expanded}, kTol, false).ok);
+}
+
+TEST(Compare, HalfAndIntegerOutputs) {
+  at::Tensor r = sample().to(at::kHalf);
+  EXPECT_TRUE(compare_outputs({r}, {r.clone()}, {1e-2, 1e-2}, false).ok);
+  at::Tensor idx = at::arange(10, at::kLong);
+  EXPECT_TRUE(compare_outputs({idx}, {idx.clone()}, kTol, false).ok);
+  at::Tensor off = idx.clone();
+  off[9] = 8;
+  OutputComparison bad = compare_outputs({idx}, {off}, kTol, false);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(has(bad.reason, "index [9]: got 8 expected 9"));
+}
+
+TEST(Compare, LaterOutputsStillCountedAfterAFailure) {
+  at::Tensor r = at::zeros({4});
+  at::Tensor c0 = r.clone();
+  c0[0] = 1.0;
+  at::Tensor c1 = r.clone();
+  c1[1] = 3.0;
+  OutputComparison out = compare_outputs({r, r}, {c0, c1}, kTol, false);
+  EXPECT_FALSE(out.ok);
+  EXPECT_TRUE(has(out.reason, "output 0:"));
+  EXPECT_EQ(out.mismatched, 2);
+  EXPECT_EQ(out.numel, 8);
+  EXPECT_DOUBLE_EQ(out.max_abs_err, 3.0);
+}
+
+TEST(Compare, AllFinite) {
+  at::Tensor r = sample();
+  EXPECT_TRUE(all_finite({r, at::arange(4, at::kLong), at::Tensor()}));
+  at::Tensor n = r.clone();
+  n[0][0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(all_finite({r, n}));
+  at::Tensor i = r.to(at::kHalf);
+  i[0][1] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(all_finite({i}));
+}
+
+}  // namespace
+}  // namespace kbv::worker

@@ -1,0 +1,258 @@
+// Correctness-input distributions and parameter re-initialisation (src/worker/distributions.*),
+// on the CPU.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "worker/distributions.hpp"
+
+namespace kbv::worker {
+namespace {
+
+DistributionSpec spec(DistributionKind kind, double scale = 1.0, std::uint64_t seed = 7) {
+  return {std::string(distribution_kind_name(kind)), kind, scale, seed};
+}
+
+at::Tensor draw(DistributionKind kind, const at::Tensor& drawn, std::uint64_t seed) {
+  at::Generator gen = make_generator(drawn.device(), seed);
+  return distribution_tensor(drawn, spec(kind, 1.0, seed), gen);
+}
+
+at::Tensor template_input(at::IntArrayRef sizes = {64, 32}) {
+  at::Generator gen = make_generator(at::kCPU, 1);
+  return at::rand(sizes, gen, at::kFloat);  // [0, 1), as KernelBench's get_inputs()
+}
+
+TEST(Distributions, IsFloating) {
+  EXPECT_TRUE(is_floating(at::zeros({2}, at::kFloat)));
+  EXPECT_TRUE(is_floating(at::zeros({2}, at::kHalf)));
+  EXPECT_TRUE(is_floating(at::zeros({2}, at::kBFloat16)));
+  EXPECT_TRUE(is_floating(at::zeros({2}, at::kDouble)));
+  EXPECT_FALSE(is_floating(at::zeros({2}, at::kLong)));
+  EXPECT_FALSE(is_floating(at::zeros({2}, at::kBool)));
+  EXPECT_FALSE(is_floating(at::Tensor()));
+}
+
+TEST(Distributions, ScaledNegatesAndIsANewTensor) {
+  at::Tensor x = template_input();
+  at::Generator gen = make_generator(at::kCPU, 3);
+  at::Tensor y = distribution_tensor(x, spec(DistributionKind::scaled, -1.0), gen);
+  EXPECT_FALSE(y.is_same(x));
+  EXPECT_NE(y.data_ptr(), x.data_ptr());
+  EXPECT_EQ(y.scalar_type(), x.scalar_type());
+  EXPECT_EQ(y.sizes(), x.sizes());
+  EXPECT_TRUE(at::equal(y, -x));
+  EXPECT_LT(y.max().item<double>(), 0.0 + 1e-30);  // inputs were in [0, 1): now all <= 0
+}
+
+TEST(Distributions, ScaledMultipliesAndKeepsLayout) {
+  at::Tensor x = template_input({2, 3, 4, 5}).contiguous(at::MemoryFormat::ChannelsLast);
+  at::Generator gen = make_generator(at::kCPU, 3);
+  at::Tensor y = distribution_tensor(x, spec(DistributionKind::scaled, 3.0), gen);
+  EXPECT_TRUE(at::allclose(y, x * 3.0));
+  EXPECT_TRUE(y.is_contiguous(at::MemoryFormat::ChannelsLast));
+  at::Tensor z = distribution_tensor(x, spec(DistributionKind::normal), gen);
+  EXPECT_TRUE(z.is_contiguous(at::MemoryFormat::ChannelsLast));
+}
+
+TEST(Distributions, IntegerAndBoolTensorsUntouched) {
+  at::Tensor idx = at::arange(10, at::kLong);
+  at::Tensor mask = at::arange(10, at::kLong) > 4;
+  for (DistributionKind kind : {DistributionKind::scaled, DistributionKind::normal, DistributionKind::heavy_tail,
+                                DistributionKind::zeros_ties}) {
+    at::Generator gen = make_generator(at::kCPU, 3);
+    EXPECT_TRUE(distribution_tensor(idx, spec(kind, -1.0), gen).is_same(idx)) << distribution_kind_name(kind);
+    EXPECT_TRUE(distribution_tensor(mask, spec(kind, 3.0), gen).is_same(mask)) << distribution_kind_name(kind);
+  }
+  EXPECT_TRUE(at::equal(idx, at::arange(10, at::kLong)));
+}
+
+TEST(Distributions, TemplateAndReinitKeepTheDraw) {
+  at::Tensor x = template_input();
+  at::Generator gen = make_generator(at::kCPU, 3);
+  EXPECT_TRUE(distribution_tensor(x, spec(DistributionKind::seeded_template), gen).is_same(x));
+  EXPECT_TRUE(distribution_tensor(x, spec(DistributionKind::reinit_params), gen).is_same(x));
+}
+
+TEST(Distributions, NormalIsMixedSignAndFresh) {
+  at::Tensor x = template_input({100000});
+  at::Tensor y = draw(DistributionKind::normal, x, 11);
+  EXPECT_EQ(y.sizes(), x.sizes());
+  const double negative = (y < 0).to(at::kDouble).mean().item<double>();
+  EXPECT_GT(negative, 0.45);
+  EXPECT_LT(negative, 0.55);
+  EXPECT_NEAR(y.std().item<double>(), 1.0, 0.05);
+  EXPECT_FALSE(at::allclose(y, x));
+}
+
+TEST(Distributions, HeavyTailHasLargeFiniteValues) {
+  at::Tensor x = template_input({100000});
+  at::Tensor y = draw(DistributionKind::heavy_tail, x, 12);
+  const double max_abs = y.abs().max().item<double>();
+  EXPECT_GT(max_abs, 10.0);
+  EXPECT_LE(max_abs, 1000.0);
+  EXPECT_GT((y < 0).sum().item<std::int64_t>(), 30000);
+  EXPECT_GT((y > 0).sum().item<std::int64_t>(), 30000);
+  // Outliers: about 0.1% of 1e5 beyond 50 at least.
+  EXPECT_GT((y.abs() > 50).sum().item<std::int64_t>(), 50);
+  // A normal draw would essentially never exceed 6 sigma; t(2) does often.
+  EXPECT_GT((y.abs() > 6).sum().item<std::int64_t>(), 500);
+
+  at::Tensor h = draw(DistributionKind::heavy_tail, x.to(at::kHalf), 12);
+  EXPECT_EQ(h.scalar_type(), at::kHalf);
+  EXPECT_TRUE(at::isfinite(h).all().item<bool>());
+  EXPECT_LE(h.abs().max().item<double>(), 1000.0);
+}
+
+TEST(Distributions, ZerosTiesHasManyExactZerosAndFewValues) {
+  at::Tensor x = template_input({100000});
+  at::Tensor y = draw(DistributionKind::zeros_ties, x, 13);
+  const double zeros = (y == 0).to(at::kDouble).mean().item<double>();
+  EXPECT_GT(zeros, 0.25);
+  EXPECT_LT(zeros, 0.35);
+  at::Tensor distinct = std::get<0>(at::_unique(y));
+  EXPECT_LE(distinct.numel(), 7);
+  EXPECT_GE(distinct.numel(), 5);
+  EXPECT_LT(y.min().item<double>(), 0.0);
+  EXPECT_GT(y.max().item<double>(), 0.0);
+}
+
+TEST(Distributions, SameSeedSameValuesDifferentSeedDifferent) {
+  at::Tensor x = template_input({4096});
+  for (DistributionKind kind : {DistributionKind::normal, DistributionKind::heavy_tail, DistributionKind::zeros_ties}) {
+    at::Tensor a = draw(kind, x, 21);
+    at::Tensor b = draw(kind, x, 21);
+    at::Tensor c = draw(kind, x, 22);
+    EXPECT_TRUE(at::equal(a, b)) << distribution_kind_name(kind);
+    EXPECT_FALSE(at::equal(a, c)) << distribution_kind_name(kind);
+  }
+}
+
+TEST(Distributions, PrivateGeneratorIgnoresAndKeepsGlobalSeed) {
+  at::Tensor x = template_input({1000});
+  at::manual_seed(1);
+  at::Tensor a = draw(DistributionKind::normal, x, 5);
+  at::manual_seed(999);
+  at::Tensor b = draw(DistributionKind::normal, x, 5);
+  EXPECT_TRUE(at::equal(a, b));
+
+  // One generator, reseeding the global one between its draws, continues its own stream.
+  at::Generator g1 = make_generator(at::kCPU, 5);
+  at::Generator g2 = make_generator(at::kCPU, 5);
+  at::Tensor p1 = distribution_tensor(x, spec(DistributionKind::normal), g1);
+  at::Tensor q1 = distribution_tensor(x, spec(DistributionKind::normal), g2);
+  at::manual_seed(123);
+  (void)at::randn({100});
+  at::Tensor p2 = distribution_tensor(x, spec(DistributionKind::normal), g1);
+  at::Tensor q2 = distribution_tensor(x, spec(DistributionKind::normal), g2);
+  EXPECT_TRUE(at::equal(p1, q1));
+  EXPECT_TRUE(at::equal(p2, q2));
+  EXPECT_FALSE(at::equal(p1, p2));
+
+  // Our draws leave the global generator where it was.
+  at::manual_seed(42);
+  at::Tensor expected = at::randn({16});
+  at::manual_seed(42);
+  (void)draw(DistributionKind::heavy_tail, x, 5);
+  (void)draw(DistributionKind::zeros_ties, x, 5);
+  EXPECT_TRUE(at::equal(at::randn({16}), expected));
+}
+
+TEST(Distributions, HalfTypesKeepDtype) {
+  for (at::ScalarType dtype : {at::kHalf, at::kBFloat16, at::kDouble}) {
+    at::Tensor x = template_input({256}).to(dtype);
+    for (DistributionKind kind : {DistributionKind::scaled, DistributionKind::normal, DistributionKind::heavy_tail,
+                                  DistributionKind::zeros_ties}) {
+      at::Generator gen = make_generator(at::kCPU, 3);
+      at::Tensor y = distribution_tensor(x, spec(kind, 0.01), gen);
+      EXPECT_EQ(y.scalar_type(), dtype) << distribution_kind_name(kind);
+      EXPECT_EQ(y.sizes(), x.sizes());
+      EXPECT_TRUE(at::isfinite(y).all().item<bool>());
+    }
+  }
+}
+
+TEST(Distributions, RequiresGradIsKept) {
+  at::Tensor x = template_input({8}).requires_grad_(true);
+  at::Generator gen = make_generator(at::kCPU, 3);
+  EXPECT_TRUE(distribution_tensor(x, spec(DistributionKind::scaled, 3.0), gen).requires_grad());
+  EXPECT_TRUE(distribution_tensor(x, spec(DistributionKind::normal), gen).requires_grad());
+}
+
+std::vector<std::pair<std::string, at::Tensor>> small_model() {
+  at::Generator gen = make_generator(at::kCPU, 77);
+  return {
+      {"conv.weight", at::randn({8, 3, 3, 3}, gen, at::kFloat)},
+      {"conv.bias", at::zeros({8})},
+      {"bn.weight", at::ones({8})},
+      {"bn.bias", at::zeros({8})},
+      {"fc.weight", at::randn({4, 8}, gen, at::kFloat)},
+      {"fc.bias", at::zeros({4})},
+      {"attn.in_proj_bias", at::zeros({12})},
+      {"scale.weight", at::randn({8}, gen, at::kFloat)},  // 1-D but not constant: a learnt vector
+      {"ln.weight", at::ones({16}, at::kHalf)},
+      {"steps", at::zeros({3}, at::kLong)},
+  };
+}
+
+at::Tensor find(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::string& name) {
+  for (const auto& [n, t] : params)
+    if (n == name) return t;
+  ADD_FAILURE() << "no parameter " << name;
+  return {};
+}
+
+TEST(ReinitParameters, BiasesNonZeroNormsNonUnitWeightsKept) {
+  auto params = small_model();
+  std::vector<at::Tensor> before;
+  for (const auto& [n, t] : params) before.push_back(t.clone());
+  const void* storage = find(params, "bn.weight").data_ptr();
+  reinit_parameters(params, 9);
+
+  for (const char* bias : {"conv.bias", "bn.bias", "fc.bias", "attn.in_proj_bias"}) {
+    at::Tensor b = find(params, bias);
+    EXPECT_TRUE((b != 0).all().item<bool>()) << bias;
+    EXPECT_LE(b.abs().max().item<double>(), 0.5) << bias;
+    EXPECT_GT(b.max().item<double>() - b.min().item<double>(), 0.0) << bias;
+  }
+  for (const char* norm : {"bn.weight", "ln.weight"}) {
+    at::Tensor w = find(params, norm).to(at::kFloat);
+    EXPECT_GE(w.min().item<double>(), 0.5) << norm;
+    EXPECT_LE(w.max().item<double>(), 1.5) << norm;
+    EXPECT_FALSE(at::equal(w, at::ones_like(w))) << norm;
+  }
+  EXPECT_EQ(find(params, "ln.weight").scalar_type(), at::kHalf);
+  EXPECT_EQ(find(params, "bn.weight").data_ptr(), storage);  // in place
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string& n = params[i].first;
+    if (n == "conv.weight" || n == "fc.weight" || n == "scale.weight" || n == "steps") {
+      EXPECT_TRUE(at::equal(params[i].second, before[i])) << n;
+    }
+  }
+}
+
+TEST(ReinitParameters, OrderIndependentAndSeeded) {
+  auto a = small_model();
+  auto b = small_model();
+  std::reverse(b.begin(), b.end());
+  auto c = small_model();
+  reinit_parameters(a, 9);
+  reinit_parameters(b, 9);
+  reinit_parameters(c, 10);
+  for (const auto& [name, t] : a) EXPECT_TRUE(at::equal(t, find(b, name))) << name;
+  EXPECT_FALSE(at::equal(find(a, "conv.bias"), find(c, "conv.bias")));
+  // Two parameters of the same shape get different values (seeded by name).
+  EXPECT_FALSE(at::equal(find(a, "conv.bias"), find(a, "bn.bias")));
+}
+
+TEST(ReinitParameters, NoGradLeavesAutogradUsable) {
+  at::Tensor bias = at::zeros({4}).requires_grad_(true);
+  reinit_parameters({{"fc.bias", bias}}, 1);
+  EXPECT_TRUE(bias.requires_grad());
+  EXPECT_TRUE(bias.is_leaf());
+  EXPECT_TRUE((bias != 0).all().item<bool>());
+}
+
+}  // namespace
+}  // namespace kbv::worker

@@ -40,7 +40,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExtensionBuild, requested_name, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BuildResult, seconds, build_dir, log_path, log_tail,
                                                 extensions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DistributionResult, name, kind, status, reason,
-                                                max_abs_err, max_rel_err, mismatched, numel)
+                                                max_abs_err, max_rel_err, mismatched, numel,
+                                                trivial_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorrectnessResult, atol, rtol, distributions,
                                                 skipped)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeriesStats, name, samples, median_ms, q1_ms, q3_ms,
@@ -51,6 +52,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingResult, clock, primary_bas
                                                 l2_flush_bytes, input_sets, warmup_rounds, rounds,
                                                 seconds, stop_reason, target_rel_ci, series,
                                                 speedups)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
                                                 resident_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, method, candidate, baseline,

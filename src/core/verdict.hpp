@@ -77,6 +77,9 @@ struct DistributionResult {
   double max_rel_err = 0;
   std::int64_t mismatched = 0;  // elements outside atol + rtol*|ref|
   std::int64_t numel = 0;
+  // A trivial output that also passes here ("zeros", "constant", "input"); empty when the
+  // distribution discriminates. Every distribution trivial = a degenerate problem.
+  std::string trivial_pass;
 };
 
 struct CorrectnessResult {
@@ -136,6 +139,14 @@ struct MemoryResult {
   double ratio_device = 0;
 };
 
+// An integrity finding of the strict protocol (docs/checks.md), or an informational mark such as
+// no_custom_kernel or degenerate. `evidence` says which call, which tensor and how much.
+struct Flag {
+  std::string name;
+  std::string evidence;
+  bool operator==(const Flag&) const = default;
+};
+
 struct Verdict {
   std::string schema = kVerdictSchema;
   std::string protocol;
@@ -153,7 +164,7 @@ struct Verdict {
   std::optional<TimingResult> timing;
   std::optional<MemoryResult> memory;
   bool custom_kernel = false;         // a candidate extension was built and loaded
-  std::vector<std::string> flags;     // integrity flags (strict); empty elsewhere
+  std::vector<Flag> flags;            // integrity flags (strict); empty elsewhere
   std::vector<std::string> warnings;
   std::string output_tail;            // last bytes the worker printed (stdout + stderr)
   double wall_seconds = 0;

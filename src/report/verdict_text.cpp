@@ -97,7 +97,7 @@ std::string format_verdict(const Verdict& v) {
                      format_bytes(m.baseline.peak_device_bytes), format_bytes(m.baseline.resident_bytes)));
     line(fmt::format("    ratio      allocator {:.2f}x  device {:.2f}x (candidate / baseline)", m.ratio_allocated, m.ratio_device));
   }
-  for (const auto& f : v.flags) line("  FLAG       " + f);
+  for (const auto& f : v.flags) line("  FLAG       " + f.name + ": " + f.evidence);
   for (const auto& w : v.warnings) line("  warning    " + w);
   if (v.outcome != Outcome::correct && v.outcome != Outcome::incorrect && !v.output_tail.empty()) {
     line("  output (last lines):");

@@ -13,7 +13,8 @@ struct Interval {
 
 // The interval [x_(l), x_(u)] of the sorted values whose coverage of the true median is at
 // least `confidence`, using the exact Binomial(n, 1/2) distribution. For n too small to reach the
-// confidence (n < 6 at 95%) returns [min, max]. Throws std::invalid_argument on an empty span.
+// confidence (n < 6 at 95%) returns [min, max]. Throws std::invalid_argument on an empty span,
+// a NaN sample, or confidence outside (0, 1).
 Interval median_ci(std::span<const double> values, double confidence = 0.95);
 
 // Half-width of the interval relative to the median: (high - low) / 2 / median.

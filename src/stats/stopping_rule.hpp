@@ -19,6 +19,7 @@ std::string_view stop_decision_name(StopDecision d);  // "running", "converged",
 
 // `ratios` are the per-round paired speedups (baseline_ms / candidate_ms) collected so far.
 // Converged needs every ratio series to meet the target; pass the one that matters.
+// Converged wins when the same round also reaches the budget or max_rounds.
 StopDecision should_stop(const StoppingRule& rule, std::span<const double> ratios, double elapsed_seconds);
 
 }  // namespace kbv::stats

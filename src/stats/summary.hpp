@@ -11,11 +11,11 @@ struct Summary {
 };
 
 // Quantile q in [0,1] with linear interpolation between order statistics (Hyndman-Fan type 7,
-// numpy's default). Throws std::invalid_argument on an empty span or q outside [0,1].
+// numpy's default). Throws std::invalid_argument on an empty span, a NaN sample or q outside [0,1].
 double quantile(std::span<const double> values, double q);
 
 // n, median, quartiles, extremes, mean and sample standard deviation (n-1).
-// Throws std::invalid_argument on an empty span.
+// Throws std::invalid_argument on an empty span or a NaN sample; stddev is 0 for one sample.
 Summary summarize(std::span<const double> values);
 
 }  // namespace kbv::stats

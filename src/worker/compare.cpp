@@ -65,7 +65,7 @@ ElementStats compare_elements(const at::Tensor& ref_flat, const at::Tensor& cand
     at::Tensor both = at::isfinite(r).logical_and_(at::isfinite(c));
     at::Tensor diff = (c - r).abs_();
     at::Tensor diff_finite = at::where(both, diff, 0.0);
-    at::Tensor tol_fail = both.logical_and(diff >= r_abs * tol.rtol + tol.atol);
+    at::Tensor tol_fail = both.logical_and(diff > r_abs * tol.rtol + tol.atol);
     at::Tensor same_non_finite = c.eq(r).logical_or_(at::isnan(c).logical_and_(at::isnan(r)));
     at::Tensor pattern_fail = both.logical_not().logical_and_(same_non_finite.logical_not_());
     at::Tensor rel = diff_finite / r_abs.clamp_min(rel_floor);
@@ -74,7 +74,7 @@ ElementStats compare_elements(const at::Tensor& ref_flat, const at::Tensor& cand
     // One device-to-host copy per chunk for all the scalars.
     at::Tensor summary = at::stack({diff_finite.max(), rel.max(), tol_fail.sum().to(at::kDouble),
                                     pattern_fail.sum().to(at::kDouble), worst_err, worst_idx.to(at::kDouble),
-                                    pattern_fail.to(at::kByte).argmin().to(at::kDouble)})
+                                    pattern_fail.to(at::kByte).argmax().to(at::kDouble)})
                              .cpu();
     const double* v = summary.data_ptr<double>();
     st.max_abs = std::max(st.max_abs, v[0]);

@@ -76,4 +76,6 @@ Tf32State read_tf32() {
   return s;
 }
 
+Tf32State tf32_state_for(bool on) { return {on, on, on ? "high" : "highest"}; }
+
 }  // namespace kbv::worker

@@ -37,7 +37,7 @@ at::Tensor like_drawn(const at::Tensor& drawn, const at::Tensor& values) {
 
 at::Tensor draw_normal(const at::Tensor& drawn, at::Generator& gen) {
   at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
-  return like_drawn(drawn, at::randn(drawn.sizes(), work));
+  return like_drawn(drawn, at::randn(drawn.sizes(), gen, work));
 }
 
 // Student-t with 2 degrees of freedom: Z / sqrt(V / 2) with V ~ chi2(2), and chi2(2) / 2 is
@@ -64,7 +64,7 @@ at::Tensor draw_zeros_ties(const at::Tensor& drawn, at::Generator& gen) {
                         .to(work.device(), work.dtype().toScalarType());
   at::Tensor index = at::randint(0, grid.numel(), drawn.sizes(), gen, drawn.options().dtype(at::kLong));
   at::Tensor values = at::take(grid, index);
-  at::Tensor zero = at::rand(drawn.sizes(), gen, work) < 0.0;
+  at::Tensor zero = at::rand(drawn.sizes(), gen, work) < 0.3;
   return like_drawn(drawn, values.masked_fill_(zero, 0.0));
 }
 
@@ -117,7 +117,7 @@ at::Tensor distribution_tensor(const at::Tensor& drawn, const DistributionSpec& 
   at::NoGradGuard no_grad;
   at::Tensor out;
   switch (spec.kind) {
-    case DistributionKind::scaled: out = drawn.clone(); break;
+    case DistributionKind::scaled: out = drawn.mul(at::Scalar(spec.scale)); break;
     case DistributionKind::normal: out = draw_normal(drawn, gen); break;
     case DistributionKind::heavy_tail: out = draw_heavy_tail(drawn, gen); break;
     case DistributionKind::zeros_ties: out = draw_zeros_ties(drawn, gen); break;
@@ -143,7 +143,7 @@ void reinit_parameters(const std::vector<std::pair<std::string, at::Tensor>>& na
     } else {
       continue;
     }
-    at::Generator gen = make_generator(param.device(), mix64(seed));
+    at::Generator gen = make_generator(param.device(), mix64(seed ^ mix64(fnv1a(name))));
     // Drawn in float32 and cast, as for inputs; copy_ keeps the parameter's storage (modules and
     // optimisers hold references to it).
     at::Tensor values = at::empty(param.sizes(), param.options().dtype(work_dtype(param.scalar_type())))

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <c10/util/Exception.h>
 #include <pybind11/pybind11.h>
@@ -17,9 +18,12 @@
 #include "worker/distributions.hpp"
 #include "worker/forward.hpp"
 #include "worker/inputs.hpp"
+#include "worker/integrity.hpp"
+#include "worker/kernel_audit.hpp"
 #include "worker/memory.hpp"
 #include "worker/models.hpp"
 #include "worker/python_runtime.hpp"
+#include "worker/tamper_watch.hpp"
 #include "worker/timing.hpp"
 
 namespace py = pybind11;
@@ -32,6 +36,11 @@ namespace {
 constexpr std::uint64_t kModelSeed = 42;
 // Seeds of the timing input sets: fresh draws, disjoint from the correctness seeds.
 constexpr std::uint64_t kTimingSeedBase = 9000;
+// Seed kbv sets on torch's default generators before each strict candidate call; a different
+// seed afterwards means the candidate reseeded them.
+constexpr std::uint64_t kSentinelSeed = 0x6b627673;
+// Strict re-checks the candidate's output during timing every this many rounds.
+constexpr int kReuseCheckEvery = 4;
 
 // Thrown inside evaluate() to end it with an outcome; caught once at the top.
 struct Ending {
@@ -98,6 +107,32 @@ auto guarded(Outcome outcome, const std::string& what, F&& body) -> decltype(bod
   }
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Which trivial output (zeros, the reference's mean, the first input) passes as the reference
+// on this distribution; empty when none does, i.e. the distribution discriminates.
+std::string trivial_pass(const std::vector<at::Tensor>& ref, const ArgList& inputs, const Tolerance& tol,
+                         bool nan_pattern) {
+  std::vector<at::Tensor> zeros, constant;
+  for (const auto& r : ref) {
+    zeros.push_back(at::zeros_like(r));
+    at::Tensor mean = r.is_floating_point() ? r.to(at::kDouble).nan_to_num().mean() : r.to(at::kDouble).mean();
+    constant.push_back(at::full_like(r, mean.item<double>()));
+  }
+  if (compare_outputs(ref, zeros, tol, nan_pattern).ok) return "zeros";
+  if (compare_outputs(ref, constant, tol, nan_pattern).ok) return "constant";
+  if (ref.size() == 1 && !inputs.empty() && inputs[0].is_tensor && inputs[0].tensor.sizes() == ref[0].sizes() &&
+      inputs[0].tensor.scalar_type() == ref[0].scalar_type() &&
+      compare_outputs(ref, {inputs[0].tensor}, tol, nan_pattern).ok)
+    return "input";
+  return "";
+}
+
 class Evaluation {
  public:
   Evaluation(const WorkerJob& job, ReportChannel& channel)
@@ -123,6 +158,15 @@ class Evaluation {
   }
 
  private:
+  // Records an integrity flag once per name (the first evidence is kept; later hits are counted).
+  void flag(const std::string& name, const std::string& evidence) {
+    for (auto& f : verdict_.flags)
+      if (f.name == name) return;
+    verdict_.flags.push_back({name, evidence});
+  }
+
+  bool strict() const { return protocol_.integrity_checks; }
+
   void enter(const char* stage) {
     verdict_.stage = stage;
     channel_.stage(stage);
@@ -145,9 +189,14 @@ class Evaluation {
     build_candidate();
     build_models();
     check_correctness();
+    if (strict()) audit_candidate_calls();
     if (job_.timing.enabled) measure_time();
     if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
+    if (strict()) check_tampering("after the evaluation");
     enter("done");
+    // Strict: an integrity flag makes a numerically correct candidate incorrect.
+    for (const auto& f : verdict_.flags)
+      if (is_integrity_flag(f.name)) throw Ending{Outcome::incorrect, "integrity check " + f.name + ": " + f.evidence};
   }
 
   void load_problem() {
@@ -160,7 +209,28 @@ class Evaluation {
         if (!py::hasattr(problem_, name))
           throw std::runtime_error(std::string("the problem module defines no ") + name);
       init_inputs_ = problem_.attr("get_init_inputs")();
+      // Out of the candidate's easy reach: `import kbv_problem` / sys.modules lookups fail.
+      py::module_::import("sys").attr("modules").attr("pop")("kbv_problem", py::none());
     });
+  }
+
+  static bool is_integrity_flag(const std::string& name) { return name != "no_custom_kernel" && name != "degenerate"; }
+
+  void check_tampering(const std::string& when) {
+    for (const auto& change : tamper_->changed_attributes()) flag("tampering", when + ": " + change);
+  }
+
+  // Counts calls of any module defined in the problem file while the candidate runs (the
+  // reference Model or a fresh instance of it). A global hook, so a new instance is seen too.
+  void install_reference_call_counter() {
+    py::module_ module_mod = py::module_::import("torch.nn.modules.module");
+    long* counter = &reference_calls_;
+    py::cpp_function hook([counter](py::object module, py::object) -> py::object {
+      py::object type_module = py::type::handle_of(module).attr("__module__");
+      if (!type_module.is_none() && type_module.cast<std::string>() == "kbv_problem") ++*counter;
+      return py::none();
+    });
+    hook_handle_ = module_mod.attr("register_module_forward_pre_hook")(hook);
   }
 
   void build_candidate() {
@@ -176,9 +246,15 @@ class Evaluation {
     auto started = std::chrono::steady_clock::now();
     std::optional<BuildHooks> hooks;
     std::optional<Ending> failure;
+    tamper_.emplace();
+    Tf32State tf32_before = read_tf32();
     try {
       hooks.emplace(hook_config);
       candidate_ = import_file(job_.candidate_path, "kbv_candidate");
+      if (strict()) {
+        check_tampering("importing the candidate");
+        if (!(read_tf32() == tf32_before)) flag("tampering", "importing the candidate changed the TF32 / matmul precision settings");
+      }
       if (!py::hasattr(candidate_, "ModelNew"))
         failure = Ending{Outcome::compile_error, "the candidate defines no ModelNew class"};
     } catch (py::error_already_set& e) {
@@ -211,6 +287,7 @@ class Evaluation {
                     [&] { return copy_matching_weights(reference_, candidate_model_); });
     if (!copy_.note.empty()) verdict_.warnings.push_back(copy_.note);
     source_ = InputSource{problem_.attr("get_inputs"), device_, dtype};
+    if (strict()) install_reference_call_counter();
   }
 
   void check_correctness() {
@@ -245,11 +322,18 @@ class Evaluation {
         // The candidate runs first, on its own copy: it cannot find this distribution's
         // reference result in freed memory, and cannot change the reference's inputs.
         ArgList candidate_inputs = clone_args(inputs);
+        long reference_calls_before = reference_calls_;
+        if (strict()) {
+          poison_free_device_memory(device_);
+          seed_default_generators(kSentinelSeed);
+          reset_persisting_l2(device_);
+        }
         auto out = guarded(Outcome::runtime_error, spec.name + ": ModelNew.forward", [&] {
           auto o = call_forward(candidate_model_, candidate_inputs);
           synchronize(device_);
           return o;
         });
+        if (strict()) check_candidate_call(spec.name, inputs, candidate_inputs, out, reference_calls_before);
         std::vector<at::Tensor> ref;
         try {
           ref = call_forward(reference_, inputs);
@@ -270,7 +354,9 @@ class Evaluation {
           d.max_rel_err = cmp.max_rel_err;
           d.mismatched = cmp.mismatched;
           d.numel = cmp.numel;
+          d.trivial_pass = trivial_pass(ref, inputs, tol, protocol_.nan_pattern_must_match);
           if (!cmp.ok && !failure) failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+          if (strict() && cmp.ok && !nondeterminism_checked_) check_determinism(spec.name, inputs, out, tol);
         }
       }
       if (skip) {
@@ -279,10 +365,89 @@ class Evaluation {
       }
       result.distributions.push_back(d);
     }
+    flag_degenerate(result);
     verdict_.correctness = result;
     if (failure) throw *failure;
     if (result.skipped.size() == result.distributions.size())
       throw Ending{Outcome::problem_error, "every distribution was skipped: " + result.distributions.front().reason};
+  }
+
+  void check_candidate_call(const std::string& dist, const ArgList& pristine, const ArgList& candidate_inputs,
+                            const std::vector<at::Tensor>& out, long reference_calls_before) {
+    if (auto e = find_input_mutation(pristine, candidate_inputs)) flag("input_mutated", dist + ": " + *e);
+    if (auto e = find_output_aliasing(out, candidate_inputs, named_parameters(candidate_model_)))
+      flag("output_aliases_input", dist + ": " + *e);
+    if (auto e = find_poison_in_outputs(out)) flag("stale_memory", dist + ": " + *e);
+    if (reference_calls_ != reference_calls_before)
+      flag("reference_reachable", dist + ": ModelNew.forward called the problem's Model (" +
+                                      std::to_string(reference_calls_ - reference_calls_before) + " call(s))");
+    if (default_generators_reseeded(kSentinelSeed)) flag("tampering", dist + ": ModelNew.forward reseeded torch's default generator");
+    const bool on = protocol_.baseline == BaselineKind::eager_tf32_on;
+    if (!(read_tf32() == tf32_state_for(on))) {
+      flag("tampering", dist + ": ModelNew.forward changed the TF32 / matmul precision settings");
+      set_tf32(on);
+    }
+    if (auto e = find_persisting_l2(device_)) flag("persisting_l2", dist + ": " + *e);
+  }
+
+  // nondeterministic: the same inputs again must give the same outputs within tolerance.
+  void check_determinism(const std::string& dist, const ArgList& inputs, const std::vector<at::Tensor>& first,
+                         const Tolerance& tol) {
+    nondeterminism_checked_ = true;
+    ArgList again_inputs = clone_args(inputs);
+    auto again = guarded(Outcome::runtime_error, dist + ": ModelNew.forward (repeat)", [&] {
+      auto o = call_forward(candidate_model_, again_inputs);
+      synchronize(device_);
+      return o;
+    });
+    auto cmp = compare_outputs(first, again, tol, true);
+    if (!cmp.ok) flag("nondeterministic", dist + ": a second call on the same inputs differs: " + cmp.reason);
+  }
+
+  void flag_degenerate(CorrectnessResult& result) {
+    std::vector<std::string> trivial;
+    int compared = 0;
+    for (const auto& d : result.distributions) {
+      if (d.status == DistributionStatus::skipped) continue;
+      ++compared;
+      if (!d.trivial_pass.empty()) trivial.push_back(d.name + " (" + d.trivial_pass + ")");
+    }
+    if (compared > 0 && static_cast<int>(trivial.size()) == compared) {
+      std::string list;
+      for (const auto& t : trivial) list += (list.empty() ? "" : ", ") + t;
+      flag("degenerate", "a trivial output passes every distribution: " + list);
+    } else if (!trivial.empty()) {
+      std::string list;
+      for (const auto& t : trivial) list += (list.empty() ? "" : ", ") + t;
+      verdict_.warnings.push_back("non-discriminative distributions (a trivial output passes): " + list);
+    }
+  }
+
+  // no_custom_kernel and unsynchronized_work, from one traced call on the D1-style inputs.
+  void audit_candidate_calls() {
+    enter("audit");
+    ArgList inputs = guarded(Outcome::problem_error, "audit: get_inputs()", [&] { return draw_inputs(source_, kTimingSeedBase); });
+    auto own = kernel_names_in_source(read_file(job_.candidate_path));
+    auto audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
+      return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
+    });
+    if (!audit.late_kernels.empty())
+      flag("unsynchronized_work", "kernel(s) still running after forward() returned: " + audit.late_kernels.front() +
+                                      (audit.late_kernels.size() > 1 ? " and " + std::to_string(audit.late_kernels.size() - 1) + " more" : ""));
+    if (!verdict_.custom_kernel && own.empty()) {
+      flag("no_custom_kernel", "the candidate built no extension and defines no kernel: a PyTorch-only rewrite");
+    } else if (audit.traced && audit.own_kernels == 0) {
+      flag("no_custom_kernel", "none of the candidate's own kernels ran (" + std::to_string(audit.kernels) +
+                                   " kernels, all from PyTorch or its libraries)");
+    } else if (audit.traced) {
+      std::ostringstream share;
+      share.precision(3);
+      share << audit.own_time_share * 100;
+      verdict_.warnings.push_back("candidate's own kernels: " + std::to_string(audit.own_kernels) + " of " +
+                                  std::to_string(audit.kernels) + " launches, " + share.str() + "% of kernel time");
+    } else if (!audit.note.empty() && device_.is_cuda()) {
+      verdict_.warnings.push_back("kernel audit not possible: " + audit.note);
+    }
   }
 
   // Input sets for timing: fresh draws (never zeros), as many as fit the budget, so a
@@ -304,12 +469,14 @@ class Evaluation {
       std::vector<py::tuple> packed;
       for (const auto& s : sets) packed.push_back(pack_args(s));
       const bool protocol_tf32 = protocol_.baseline == BaselineKind::eager_tf32_on;
+      const bool reset_l2 = strict();
+      const at::Device device = device_;
       std::vector<TimedCallable> callables;
-      callables.push_back({"candidate", [=] { set_tf32(protocol_tf32); },
+      callables.push_back({"candidate", [=] { set_tf32(protocol_tf32); if (reset_l2) reset_persisting_l2(device); },
                            [&](std::size_t i) { call_forward_discard(candidate_model_, packed[i]); }});
       auto add_baseline = [&](BaselineKind kind) {
         bool tf32 = kind == BaselineKind::eager_tf32_on;
-        callables.push_back({std::string(baseline_name(kind)), [=] { set_tf32(tf32); },
+        callables.push_back({std::string(baseline_name(kind)), [=] { set_tf32(tf32); if (reset_l2) reset_persisting_l2(device); },
                              [&](std::size_t i) { call_forward_discard(reference_, packed[i]); }});
       };
       if (device_.is_cuda()) {
@@ -318,8 +485,28 @@ class Evaluation {
       } else {
         add_baseline(protocol_.baseline);  // TF32 does not exist on the CPU: one eager baseline
       }
+      // result_reuse: every few rounds, untimed, one input set is rewritten in place (same
+      // storage, new values) and the candidate's output on it is checked against the reference.
+      std::uint64_t rewrite_seed = kTimingSeedBase + 1000;
+      BetweenRounds recheck;
+      if (strict()) {
+        recheck = [&](int round, std::size_t set) {
+          if (round % kReuseCheckEvery != kReuseCheckEvery - 1) return;
+          ArgList fresh = draw_inputs(source_, ++rewrite_seed);
+          for (std::size_t a = 0; a < sets[set].size(); ++a)
+            if (sets[set][a].is_tensor && is_floating(sets[set][a].tensor)) sets[set][a].tensor.copy_(fresh[a].tensor);
+          set_tf32(protocol_tf32);
+          auto out = call_forward(candidate_model_, sets[set]);
+          auto ref = call_forward(reference_, sets[set]);
+          synchronize(device_);
+          auto cmp = compare_outputs(ref, out, protocol_.tolerance(precision_), protocol_.nan_pattern_must_match);
+          if (!cmp.ok)
+            flag("result_reuse", "timing round " + std::to_string(round) + ", input set " + std::to_string(set) +
+                                     " rewritten in place: " + cmp.reason);
+        };
+      }
       auto result = time_interleaved(callables, sets.size(), std::string(baseline_name(protocol_.baseline)),
-                                     job_.timing, device_, verdict_.device.l2_bytes);
+                                     job_.timing, device_, verdict_.device.l2_bytes, recheck);
       set_tf32(protocol_tf32);
       return result;
     });
@@ -361,6 +548,10 @@ class Evaluation {
   py::object candidate_model_;
   WeightCopy copy_;
   InputSource source_;
+  std::optional<TamperWatch> tamper_;
+  long reference_calls_ = 0;
+  py::object hook_handle_;
+  bool nondeterminism_checked_ = false;
 };
 
 }  // namespace

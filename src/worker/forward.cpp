@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <torch/csrc/autograd/grad_mode.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
 namespace py = pybind11;

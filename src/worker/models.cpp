@@ -1,6 +1,7 @@
 #include "worker/models.hpp"
 
 #include <torch/csrc/autograd/grad_mode.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
 namespace py = pybind11;

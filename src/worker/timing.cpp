@@ -81,7 +81,8 @@ SpeedupResult summarize_speedup(const std::string& baseline, const std::vector<d
 
 TimingResult time_interleaved(const std::vector<TimedCallable>& callables, std::size_t input_sets,
                               const std::string& primary, const TimingOptions& options,
-                              const at::Device& device, std::int64_t l2_bytes) {
+                              const at::Device& device, std::int64_t l2_bytes,
+                              const BetweenRounds& between_rounds) {
   const bool cuda = device.is_cuda();
   const std::size_t n = callables.size();
   TimingResult result;
@@ -143,6 +144,7 @@ TimingResult time_interleaved(const std::vector<TimedCallable>& callables, std::
     double candidate_ms = samples[0].back();
     for (std::size_t i = 1; i < n; ++i)
       ratios[i].push_back(candidate_ms > 0 ? samples[i].back() / candidate_ms : 0.0);
+    if (between_rounds) between_rounds(round, set);
     ++round;
     const auto& deciding = primary_index > 0 ? ratios[primary_index] : samples[0];
     decision = stats::should_stop(rule, deciding, seconds_since(start));

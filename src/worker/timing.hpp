@@ -22,10 +22,14 @@ struct TimedCallable {
   std::function<void(std::size_t)> call;     // one forward on input set i
 };
 
+// Called after every round, outside the timed region (strict's result_reuse re-check).
+using BetweenRounds = std::function<void(int round, std::size_t input_set)>;
+
 // callables[0] is the candidate; speedups are reported for each other callable against it.
 // `primary` names the baseline whose CI decides when to stop.
 TimingResult time_interleaved(const std::vector<TimedCallable>& callables, std::size_t input_sets,
                               const std::string& primary, const TimingOptions& options,
-                              const at::Device& device, std::int64_t l2_bytes);
+                              const at::Device& device, std::int64_t l2_bytes,
+                              const BetweenRounds& between_rounds = {});
 
 }  // namespace kbv::worker

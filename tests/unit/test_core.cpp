@@ -78,7 +78,7 @@ TEST(Verdict, JsonRoundTripKeepsEveryPart) {
   t.series.push_back({"candidate", 3, 1.0, 0.9, 1.1, 0.8, 1.2, 1.0, {0.8, 1.0, 1.2}});
   t.speedups.push_back({"eager_tf32_on", 1.5, 1.4, 1.6, "FASTER"});
   v.timing = t;
-  v.flags = {"input_mutated"};
+  v.flags = {{"input_mutated", "D1_x1: input 0 changed in 3 of 16 elements"}};
 
   nlohmann::json j = v;
   EXPECT_EQ(j.at("schema"), kVerdictSchema);

@@ -1,0 +1,374 @@
+#include "report/aggregates.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "store/result_store.hpp"
+
+namespace kbv {
+namespace {
+
+// Failures ranked by how far the candidate got (lower is further): the sample a per-problem
+// table shows when no sample is correct.
+int failure_rank(Outcome o) {
+  switch (o) {
+    case Outcome::correct: return 0;
+    case Outcome::incorrect: return 1;
+    case Outcome::runtime_error: return 2;
+    case Outcome::timeout: return 3;
+    case Outcome::crashed: return 4;
+    case Outcome::compile_error: return 5;
+    default: return 6;
+  }
+}
+
+int protocol_rank(const std::string& p) {
+  if (p == "strict") return 0;
+  if (p == "verified") return 1;
+  if (p == "standard") return 2;
+  return 3;
+}
+
+bool has_flag(const Verdict& v, const std::string& name) {
+  return std::any_of(v.flags.begin(), v.flags.end(), [&](const std::string& f) { return flag_name(f) == name; });
+}
+
+std::string degenerate_reason(const Verdict& v) {
+  for (const auto& f : v.flags)
+    if (flag_name(f) == "degenerate" && f.find(':') != std::string::npos) {
+      auto r = f.substr(f.find(':') + 1);
+      r.erase(0, r.find_first_not_of(' '));
+      if (!r.empty()) return r;
+    }
+  for (const auto& w : v.warnings)
+    if (w.find("degenerate") != std::string::npos) return w;
+  if (!v.reason.empty()) return v.reason;
+  return "reference output is constant or matched by a trivial output under every distribution";
+}
+
+using ProblemKeyT = std::tuple<int, int>;  // level, problem id
+
+}  // namespace
+
+std::string flag_name(const std::string& flag) {
+  auto name = flag.substr(0, flag.find(':'));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
+}
+
+std::optional<double> geomean(const std::vector<double>& values) {
+  double sum = 0;
+  int n = 0;
+  for (double v : values)
+    if (v > 0 && std::isfinite(v)) {
+      sum += std::log(v);
+      ++n;
+    }
+  if (n == 0) return std::nullopt;
+  return std::exp(sum / n);
+}
+
+const std::vector<Scoring>& decomposition_scorings() {
+  static const std::vector<Scoring> k{
+      {"standard", "standard", "eager_tf32_off", "KernelBench: get_inputs() trials, baseline TF32 off"},
+      {"standard+TF32 baseline", "standard", "eager_tf32_on",
+       "standard correctness, speedup vs the TF32-on baseline: the baseline choice alone"},
+      {"standard+hidden inputs", "verified", "eager_tf32_off",
+       "verified's four distributions, speedup vs the TF32-off baseline: the hidden inputs alone"},
+      {"verified", "verified", "eager_tf32_on", "KernelBench-Verified: four distributions, baseline TF32 on"},
+      {"strict", "strict", "eager_tf32_on", "kbv: secret seeds, fresh draws, re-initialised parameters, integrity checks"},
+  };
+  return k;
+}
+
+ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std::vector<std::size_t>& samples,
+                           const std::string& baseline) {
+  ProblemScore p;
+  if (samples.empty()) return p;
+  const auto& first = records[samples.front()];
+  p.level = first.sample.level;
+  p.problem_id = first.sample.problem_id;
+  p.problem_name = first.verdict.problem.name;
+  std::optional<std::size_t> best_correct;
+  std::optional<double> best_speedup;
+  std::optional<std::size_t> best_failure;
+  for (auto i : samples) {
+    const auto& r = records[i];
+    const auto& v = r.verdict;
+    ++p.samples;
+    if (p.problem_name.empty()) p.problem_name = v.problem.name;
+    if (verdict_compiled(v)) ++p.compiled_samples;
+    std::set<std::string> flags;
+    for (const auto& f : v.flags) flags.insert(flag_name(f));
+    for (const auto& f : flags) ++p.flag_counts[f];
+    if (v.outcome == Outcome::correct) {
+      ++p.correct_samples;
+      const auto* s = verdict_speedup(v, baseline.empty() ? verdict_headline_baseline(v) : baseline);
+      std::optional<double> sp = s ? std::optional<double>(s->median) : std::nullopt;
+      bool better = !best_correct ||
+                    (sp && (!best_speedup || *sp > *best_speedup)) ||
+                    (sp && best_speedup && *sp == *best_speedup && r.sample.sample_id < records[*best_correct].sample.sample_id) ||
+                    (!sp && !best_speedup && r.sample.sample_id < records[*best_correct].sample.sample_id);
+      if (better) {
+        best_correct = i;
+        best_speedup = sp;
+      }
+    } else {
+      bool better = !best_failure || failure_rank(v.outcome) < failure_rank(records[*best_failure].verdict.outcome) ||
+                    (failure_rank(v.outcome) == failure_rank(records[*best_failure].verdict.outcome) &&
+                     r.sample.sample_id < records[*best_failure].sample.sample_id);
+      if (better) best_failure = i;
+    }
+  }
+  p.compiled = p.compiled_samples > 0;
+  p.correct = p.correct_samples > 0;
+  p.best = best_correct ? *best_correct : *best_failure;
+  const auto& v = records[p.best].verdict;
+  std::string b = baseline.empty() ? verdict_headline_baseline(v) : baseline;
+  if (const auto* cand = verdict_series(v, "candidate")) p.candidate_ms = cand->median_ms;
+  if (const auto* base = verdict_series(v, b)) p.baseline_ms = base->median_ms;
+  if (p.correct) {
+    if (const auto* s = verdict_speedup(v, b)) {
+      p.speedup = s->median;
+      p.speedup_ci_low = s->ci_low;
+      p.speedup_ci_high = s->ci_high;
+    }
+    if (v.memory) {
+      p.candidate_peak_bytes = v.memory->candidate.peak_device_bytes;
+      p.baseline_peak_bytes = v.memory->baseline.peak_device_bytes;
+      auto c = *p.candidate_peak_bytes, bb = *p.baseline_peak_bytes;
+      if (c == 0 && bb == 0) p.memory_ratio = 1.0;
+      else if (c > 0 && bb > 0) p.memory_ratio = static_cast<double>(bb) / static_cast<double>(c);
+    }
+  }
+  return p;
+}
+
+std::optional<double> Aggregate::fast(double p) const {
+  for (const auto& [threshold, share] : fast_p)
+    if (threshold == p) return share;
+  return std::nullopt;
+}
+
+Aggregate aggregate_problems(const std::string& run, int level, const std::vector<const ProblemScore*>& problems) {
+  Aggregate a;
+  a.run = run;
+  a.level = level;
+  a.problems = static_cast<int>(problems.size());
+  std::vector<double> speedups, memory;
+  int efficient = 0, increase = 0;
+  for (const auto* p : problems) {
+    a.samples += p->samples;
+    a.compiled += p->compiled;
+    a.correct += p->correct;
+    for (const auto& [f, n] : p->flag_counts) a.flag_counts[f] += n;
+    if (!p->correct) continue;
+    if (p->speedup) {
+      ++a.timed_correct;
+      speedups.push_back(*p->speedup);
+    }
+    if (p->candidate_peak_bytes && p->baseline_peak_bytes) {
+      ++a.memory_measured;
+      efficient += *p->candidate_peak_bytes < *p->baseline_peak_bytes;
+      increase += *p->candidate_peak_bytes > *p->baseline_peak_bytes;
+      if (p->memory_ratio) memory.push_back(*p->memory_ratio);
+    }
+  }
+  double n = a.problems > 0 ? a.problems : 1;
+  a.compile_rate = a.compiled / n;
+  a.correctness_rate = a.correct / n;
+  a.correct_speedup = geomean(speedups);
+  for (double p : kFastPThresholds) {
+    int count = 0;
+    for (const auto* ps : problems) count += ps->fast(p);
+    a.fast_p.emplace_back(p, a.problems > 0 ? count / n : 0.0);
+  }
+  a.memory_efficiency = geomean(memory);
+  if (a.memory_measured > 0) {
+    a.memory_efficient_share = static_cast<double>(efficient) / a.memory_measured;
+    a.memory_increase_share = static_cast<double>(increase) / a.memory_measured;
+  }
+  return a;
+}
+
+Report build_report(std::vector<VerdictRecord> records, const ReportOptions& options) {
+  Report report;
+  report.source = options.source;
+  report.generated_at = utc_now_iso();
+
+  // Current version of each protocol; older versions are noted and left out.
+  std::map<std::string, int> latest;
+  for (const auto& r : records) latest[r.verdict.protocol] = std::max(latest[r.verdict.protocol], r.verdict.protocol_version);
+  std::map<std::string, int> older;
+  std::vector<VerdictRecord> kept;
+  kept.reserve(records.size());
+  for (auto& r : records) {
+    if (r.verdict.protocol_version != latest[r.verdict.protocol]) {
+      ++older[r.verdict.protocol];
+      continue;
+    }
+    kept.push_back(std::move(r));
+  }
+  report.records = std::move(kept);
+  const auto& recs = report.records;
+  for (const auto& [p, n] : older)
+    report.notes.push_back(fmt::format("{} verdict(s) under an older version of protocol {} left out (v{} is current)", n, p,
+                                       latest[p]));
+
+  for (const auto& [p, v] : latest) report.protocols.push_back(p);
+  std::sort(report.protocols.begin(), report.protocols.end(), [](const std::string& a, const std::string& b) {
+    return std::make_tuple(protocol_rank(a), a) < std::make_tuple(protocol_rank(b), b);
+  });
+  if (!options.protocol.empty()) {
+    if (!latest.count(options.protocol)) {
+      std::string present;
+      for (const auto& p : report.protocols) present += (present.empty() ? "" : ", ") + p;
+      throw UsageError(fmt::format("no verdicts under protocol '{}' in {}; present: {}", options.protocol,
+                                   options.source.empty() ? "the results DB" : options.source,
+                                   present.empty() ? "none" : present));
+    }
+    report.protocol = options.protocol;
+  } else if (!report.protocols.empty()) {
+    report.protocol = report.protocols.front();
+  }
+  report.protocol_version = report.protocol.empty() ? 0 : latest[report.protocol];
+
+  // Run labels: the run name, plus whatever else varies in the DB (so that best-of-k never
+  // mixes precisions, devices or sizes).
+  std::set<std::string> precisions, devices, sizes, device_names;
+  for (const auto& r : recs) {
+    precisions.insert(r.verdict.precision);
+    devices.insert(device_fingerprint(r.verdict.device));
+    sizes.insert(r.verdict.problem.size);
+    device_names.insert(r.verdict.device.name.empty() ? r.verdict.device.kind : r.verdict.device.name);
+  }
+  report.devices.assign(device_names.begin(), device_names.end());
+  auto label = [&](const VerdictRecord& r) {
+    std::string l = r.sample.run_name;
+    std::vector<std::string> extra;
+    if (precisions.size() > 1) extra.push_back(r.verdict.precision);
+    if (devices.size() > 1) extra.push_back(r.verdict.device.name.empty() ? r.verdict.device.kind : r.verdict.device.name);
+    if (sizes.size() > 1) extra.push_back(r.verdict.problem.size);
+    if (!extra.empty()) {
+      l += " [";
+      for (std::size_t i = 0; i < extra.size(); ++i) l += (i ? ", " : "") + extra[i];
+      l += "]";
+    }
+    return l;
+  };
+  std::vector<std::string> labels(recs.size());
+  std::set<std::string> run_set;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    labels[i] = label(recs[i]);
+    run_set.insert(labels[i]);
+  }
+  report.runs.assign(run_set.begin(), run_set.end());
+
+  // Problems left out of every aggregate, whichever run or protocol showed it.
+  std::map<ProblemKeyT, ExcludedProblem> excluded;
+  for (const auto& r : recs) {
+    ProblemKeyT k{r.sample.level, r.sample.problem_id};
+    const auto& v = r.verdict;
+    if (has_flag(v, "degenerate")) {
+      auto& e = excluded[k];
+      if (e.kind != "degenerate") e = {r.sample.level, r.sample.problem_id, v.problem.name, "degenerate", degenerate_reason(v)};
+    } else if (v.outcome == Outcome::problem_error && !excluded.count(k)) {
+      excluded[k] = {r.sample.level, r.sample.problem_id, v.problem.name, "problem_error", v.reason};
+    }
+  }
+  for (const auto& [k, e] : excluded) report.excluded.push_back(e);
+
+  // Samples grouped by (protocol, run label, problem), skipped ones left out.
+  using GroupKey = std::tuple<std::string, std::string, int, int>;
+  std::map<GroupKey, std::vector<std::size_t>> groups;
+  std::map<std::string, int> skipped;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    const auto& r = recs[i];
+    if (excluded.count({r.sample.level, r.sample.problem_id})) continue;
+    if (r.verdict.outcome == Outcome::skipped) {
+      ++skipped[r.verdict.protocol];
+      continue;
+    }
+    groups[{r.verdict.protocol, labels[i], r.sample.level, r.sample.problem_id}].push_back(i);
+  }
+  for (const auto& [p, n] : skipped)
+    report.notes.push_back(fmt::format("{} sample(s) under {} were skipped (not evaluated, e.g. a CUDA-only candidate on the CPU) and are not counted",
+                                       n, p));
+  if (devices.size() > 1) report.notes.push_back("verdicts come from more than one device; runs are labelled by device");
+  if (precisions.size() > 1) report.notes.push_back("verdicts use more than one precision; runs are labelled by precision");
+
+  // Headline: the chosen protocol, its own baseline.
+  if (!report.protocol.empty()) {
+    for (const auto& [k, idx] : groups) {
+      if (std::get<0>(k) != report.protocol) continue;
+      auto score = score_problem(recs, idx, "");
+      score.run = std::get<1>(k);
+      report.problems.push_back(std::move(score));
+    }
+    if (!report.problems.empty()) report.baseline = verdict_headline_baseline(report.best(report.problems.front()).verdict);
+    for (const auto& run : report.runs) {
+      std::vector<const ProblemScore*> all;
+      std::map<int, std::vector<const ProblemScore*>> by_level;
+      for (const auto& p : report.problems)
+        if (p.run == run) {
+          all.push_back(&p);
+          by_level[p.level].push_back(&p);
+        }
+      if (all.empty()) continue;
+      report.overall.push_back(aggregate_problems(run, 0, all));
+      for (const auto& [level, ps] : by_level) report.per_level.push_back(aggregate_problems(run, level, ps));
+    }
+  }
+
+  // Decomposition: the same problems under each scoring whose protocol is present.
+  for (const auto& s : decomposition_scorings())
+    if (latest.count(s.protocol)) report.scorings.push_back(s);
+  for (const auto& run : report.runs) {
+    std::map<std::string, std::set<ProblemKeyT>> by_protocol;
+    for (const auto& [k, idx] : groups)
+      if (std::get<1>(k) == run) by_protocol[std::get<0>(k)].insert({std::get<2>(k), std::get<3>(k)});
+    if (by_protocol.empty()) continue;
+    std::set<ProblemKeyT> common = by_protocol.begin()->second;
+    for (const auto& [p, set] : by_protocol) {
+      std::set<ProblemKeyT> both;
+      std::set_intersection(common.begin(), common.end(), set.begin(), set.end(), std::inserter(both, both.end()));
+      common = std::move(both);
+    }
+    DecompositionRow row;
+    row.run = run;
+    row.problems = static_cast<int>(common.size());
+    std::optional<std::map<ProblemKeyT, bool>> standard_fast1;
+    for (const auto& s : report.scorings) {
+      DecompositionCell cell;
+      cell.scoring = s.name;
+      if (by_protocol.count(s.protocol) && !common.empty()) {
+        std::vector<ProblemScore> scores;
+        for (const auto& pk : common)
+          scores.push_back(score_problem(recs, groups.at({s.protocol, run, std::get<0>(pk), std::get<1>(pk)}), s.baseline));
+        std::vector<const ProblemScore*> ptrs;
+        std::map<ProblemKeyT, bool> fast1;
+        for (const auto& sc : scores) {
+          ptrs.push_back(&sc);
+          fast1[{sc.level, sc.problem_id}] = sc.fast(1.0);
+        }
+        cell.scores = aggregate_problems(run, 0, ptrs);
+        if (s.name == "standard") standard_fast1 = fast1;
+        if (standard_fast1) {
+          int moved = 0;
+          for (const auto& [pk, f] : fast1) moved += f != standard_fast1->at(pk);
+          cell.moved = static_cast<double>(moved) / static_cast<double>(fast1.size());
+        }
+      }
+      row.cells.push_back(std::move(cell));
+    }
+    report.decomposition.push_back(std::move(row));
+  }
+  return report;
+}
+
+}  // namespace kbv

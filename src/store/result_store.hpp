@@ -1,0 +1,110 @@
+#pragma once
+// The results store: one SQLite file holding every verdict of every `kbv run`, so a re-run
+// resumes instead of duplicating and `kbv report` / `kbv export` read one place. Only the
+// orchestrating process writes (workers never open it); readers may run at the same time (WAL).
+// Schema and rules: docs/store.md. The per-verdict columns come from result_fields().
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/verdict.hpp"
+#include "store/result_fields.hpp"
+#include "store/sqlite.hpp"
+
+namespace kbv {
+
+// Bump on any change to the tables or to result_fields(); opening an older DB read-write
+// migrates it (docs/store.md, "Migrations").
+inline constexpr int kStoreSchemaVersion = 1;
+
+// One invocation of `kbv run`.
+struct RunRecord {
+  std::int64_t id = 0;              // assigned by begin_run
+  std::string started_at;           // UTC ISO 8601; begin_run fills it when empty
+  std::string finished_at;          // empty while running
+  std::string status = "running";   // running / finished / interrupted / failed
+  std::vector<std::string> argv;
+  std::string kbv_version;
+  std::string git_commit;
+  std::string hostname;
+  std::string device_fingerprint;   // device_fingerprint() of the device it evaluated on
+  std::string device_name;
+  std::string protocol;
+  int protocol_version = 0;
+  std::string precision;
+  nlohmann::json options = nlohmann::json::object();  // anything else worth keeping: paths, limits
+};
+
+// The natural key of a verdict: where it belongs and under which conditions it was measured.
+// Two verdicts with equal keys are the same measurement; the store keeps one.
+struct VerdictKey {
+  std::string run_name;
+  int level = 0;
+  int problem_id = -1;
+  int sample_id = 0;
+  std::string problem_sha256;
+  std::string candidate_sha256;
+  std::string protocol;
+  int protocol_version = 0;
+  std::string precision = "fp32";
+  std::string problem_size = "default";
+  std::string device_fingerprint;
+};
+
+// Which verdicts to load.
+struct VerdictQuery {
+  std::optional<std::string> protocol;  // only this protocol
+  std::optional<std::string> run_name;  // only this run
+  bool keep_samples = true;             // false drops timing.series[].samples_ms (reports do not need them)
+};
+
+class ResultStore {
+ public:
+  enum class Mode { read_only, read_write };
+
+  // read_write creates the file and the schema, or migrates an older schema. read_only never
+  // writes; it reads any schema up to this kbv's. Throws StoreError (e.g. a newer schema).
+  explicit ResultStore(const std::string& path, Mode mode = Mode::read_write);
+  ~ResultStore();
+  ResultStore(ResultStore&&) noexcept;
+  ResultStore& operator=(ResultStore&&) noexcept;
+
+  int schema_version() const;
+  const std::string& path() const;
+
+  // Records one `kbv run` invocation; returns its id for put_verdict.
+  std::int64_t begin_run(RunRecord run);
+  void finish_run(std::int64_t run_id, const std::string& status = "finished");
+  std::vector<RunRecord> runs();
+
+  static VerdictKey key_of(const SampleRef& sample, const Verdict& v);
+  bool has_verdict(const VerdictKey& key);
+  std::optional<VerdictRecord> get_verdict(const VerdictKey& key);
+
+  // Inserts, or replaces the verdict with the same key (keeping its created_at). A verdict for
+  // the same sample and conditions but different file contents (the candidate or problem was
+  // edited) replaces the stale one: the store holds the current verdict of each sample.
+  void put_verdict(const std::string& run_name, const std::string& candidate_path, int level, int problem_id,
+                   int sample_id, const Verdict& verdict, std::int64_t run_id = 0);
+  void put_verdict(const SampleRef& sample, const Verdict& verdict, std::int64_t run_id = 0);
+
+  // Verdicts ordered by run, level, problem, sample, protocol.
+  std::vector<VerdictRecord> verdicts(const VerdictQuery& query = {});
+  std::int64_t verdict_count();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses a verdict's JSON leniently (nulls, e.g. from NaN, read as absent).
+Verdict verdict_from_json_text(const std::string& text, bool keep_samples = true);
+// Serialises a verdict; invalid UTF-8 in captured output is replaced, never an error.
+std::string verdict_to_json_text(const Verdict& v);
+std::string utc_now_iso();
+
+}  // namespace kbv

@@ -1,0 +1,31 @@
+#pragma once
+// One untimed, traced call of the candidate (CUPTI kernel records) that answers two strict
+// checks: no_custom_kernel (did any kernel of the candidate's own source run, and what share of
+// GPU time was it?) and unsynchronized_work (did work on other streams or threads finish after
+// forward() returned, i.e. after the current stream was done?).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace kbv::worker {
+
+struct KernelAudit {
+  bool traced = false;           // CUPTI kernel records were available
+  std::string note;              // why not, when !traced
+  int kernels = 0;               // kernels the call ran
+  int own_kernels = 0;           // ...whose name matches a kernel defined in the candidate's source
+  double own_time_share = 0;     // GPU time in those / all kernel time
+  std::vector<std::string> late_kernels;  // other-stream kernels still running after forward returned
+};
+
+// __global__ functions and @triton.jit functions defined in a candidate's source text.
+std::vector<std::string> kernel_names_in_source(const std::string& source);
+
+// Runs `forward` once under the kernel tracer: then launches a marker kernel on the current
+// stream and waits a little, so a side stream or thread still working is seen finishing late.
+KernelAudit audit_kernels(const at::Device& device, const std::vector<std::string>& own_names,
+                          const std::function<void()>& forward);
+
+}  // namespace kbv::worker

@@ -6,9 +6,18 @@
 #   KBV_GPU_STEPS="build tests examples" selects steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT="${OUT:-/tmp/kbv-gpu-out}"
+# The device tool brings back at most 8 files: everything is written under $OUT/w and packed
+# into $OUT/gpu_check.tgz at the end; the summaries are copied beside it.
+FINAL_OUT="${OUT:-/tmp/kbv-gpu-out}"
+OUT="$FINAL_OUT/w"
 mkdir -p "$OUT"
-STEPS="${KBV_GPU_STEPS:-build tests examples}"
+pack() {
+  tar czf "$FINAL_OUT/gpu_check.tgz" -C "$OUT" . 2>/dev/null
+  cp "$OUT"/*summary.md "$OUT/ctest.log" "$FINAL_OUT/" 2>/dev/null
+  rm -rf "$OUT"
+}
+trap pack EXIT
+STEPS="${KBV_GPU_STEPS:-build tests examples hacks}"
 BUILD=build-gpu
 PY="$(command -v python3)"
 export PATH="$(dirname "$PY"):$PATH"
@@ -23,13 +32,19 @@ if [ ! -f /usr/include/openssl/evp.h ] && [ -d .gpu-deps ]; then
          -DOPENSSL_CRYPTO_LIBRARY="$PWD/.gpu-deps/lib/libcrypto.so")
 fi
 
+if [ ! -f /usr/include/sqlite3.h ] && [ -d .gpu-deps ]; then
+  mkdir -p .gpu-deps/lib
+  ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0)" .gpu-deps/lib/libsqlite3.so
+  deps+=(-DSQLite3_INCLUDE_DIR="$PWD/.gpu-deps/include" -DSQLite3_LIBRARY="$PWD/.gpu-deps/lib/libsqlite3.so")
+fi
+
 if [[ " $STEPS " == *" build "* ]]; then
   echo "== build ($(nproc) cores)"
   start=$(date +%s)
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBV_PYTHON="$PY" -DKBV_WITH_TORCH=ON \
         -DKBV_ENABLE_GPU_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/configure.log" 2>&1 \
     || { tail -30 "$OUT/configure.log"; exit 1; }
-  cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+  cmake --build "$BUILD" -j"$(nproc)" -- -k 0 >"$OUT/build.log" 2>&1 || { echo "BUILD FAILED (continuing with what built):"; grep -E "error:|FAILED" "$OUT/build.log" | head -30; }
   echo "built in $(( $(date +%s) - start )) s"
 fi
 
@@ -65,4 +80,21 @@ if [[ " $STEPS " == *" examples "* ]]; then
   run linear_relu "$P/40_Linear_ReLU.py" "$C/linear_relu_cuda.py"
   run raw_scratch "$P/19_ReLU.py" "$C/relu_raw_scratch.py"
   "$PY" scripts/summarize_verdicts.py "$OUT"/v_*.json | tee "$OUT/summary.md"
+fi
+
+if [[ " $STEPS " == *" hacks "* ]]; then
+  echo "== hacks (standard vs strict)"
+  mkdir -p "$OUT/hacks"
+  for f in examples/hacks/*.py; do
+    name=$(basename "$f" .py)
+    case "$name" in degenerate_problem) continue ;; esac
+    problem=$(grep -o "examples/problems/level1/[0-9A-Za-z_]*\.py" "$f" | head -1)
+    [ "$name" = degenerate_zeros ] && problem=examples/hacks/degenerate_problem.py
+    [ -n "$problem" ] || { echo "$name: no problem path in its docstring"; continue; }
+    for protocol in standard strict; do
+      "$BUILD/bin/kbv" eval "$problem" "$f" --device cuda:0 --protocol "$protocol" --time-budget 2 \
+        --json "$OUT/hacks/v_${name}_${protocol}.json" --quiet --build-dir /tmp/kbv-builds --run-timeout 120 >>"$OUT/hacks.log" 2>&1
+    done
+  done
+  "$PY" scripts/summarize_verdicts.py "$OUT"/hacks/v_*.json | tee "$OUT/hacks_summary.md"
 fi

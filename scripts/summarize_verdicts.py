@@ -31,12 +31,13 @@ def row(path):
         sp("eager_tf32_off"), sp("eager_tf32_on"),
         f"{t.get('rounds', '-')} {t.get('stop_reason', '')}",
         f"{gib(mc.get('peak_device_bytes'))} / {gib(mb.get('peak_device_bytes'))}" if m else "-",
-        (v.get("reason") or "")[:70].replace("|", "/"),
+        ", ".join(f["name"] for f in v.get("flags", [])) or "-",
+        (v.get("reason") or "")[:90].replace("|", "/"),
     ]) + " |"
 
 
-print("| example | protocol | outcome | cand ms | eager ms (TF32 off) | eager ms (TF32 on) | speedup vs off [95% CI] | speedup vs on [95% CI] | rounds | peak device mem cand / base | reason |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| example | protocol | outcome | cand ms | eager ms (TF32 off) | eager ms (TF32 on) | speedup vs off [95% CI] | speedup vs on [95% CI] | rounds | peak device mem cand / base | flags | reason |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for p in sorted(sys.argv[1:]):
     try:
         print(row(p))

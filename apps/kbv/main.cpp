@@ -15,7 +15,9 @@
 #include "core/protocol.hpp"
 #include "core/version.hpp"
 #include "orchestrate/evaluation_run.hpp"
+#include "report/report_command.hpp"
 #include "report/verdict_text.hpp"
+#include "scan/check_command.hpp"
 
 namespace fs = std::filesystem;
 
@@ -126,9 +128,35 @@ int main(int argc, char** argv) {
   e->add_flag("--no-timing", eval.no_timing, "Check correctness only");
   e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
 
+  kbv::ReportCommand report;
+  auto* r = app.add_subcommand("report", "Leaderboard from a results DB: Markdown on stdout, --html/--csv/--json side by side");
+  r->add_option("--db", report.db, "Results DB written by `kbv run`");
+  r->add_option("--md", report.md, "Write the Markdown here instead of stdout");
+  r->add_option("--html", report.html, "Also write one self-contained HTML file (plots, sortable tables)");
+  r->add_option("--csv", report.csv, "Also write every verdict as CSV (columns: docs/store.md)");
+  r->add_option("--json", report.json, "Also write the report as JSON (docs/report.md)");
+  r->add_option("--protocol", report.protocol, "Headline protocol (default: the strictest in the DB)");
+  r->add_flag("--fields", report.fields, "Print the result-field table and exit");
+  r->add_flag("--quiet", report.quiet, "No Markdown on stdout");
+
+  kbv::ExportCommand exp;
+  auto* x = app.add_subcommand("export", "Write KernelBench-style eval_results.json: DIR/<run>/level<L>/eval_results.json");
+  x->add_option("--db", exp.db, "Results DB written by `kbv run`")->required();
+  x->add_option("--out", exp.out, "Output folder")->required();
+  x->add_option("--protocol", exp.protocol, "Protocol to export (default: the strictest in the DB)");
+
+  kbv::scan::CheckCommand check;
+  auto* c = app.add_subcommand("check", "Static scan of candidates for known hacks, without importing them (docs/static-scan.md)");
+  c->add_option("files", check.paths, "Candidate .py files (or folders of them; .cu/.cpp sources too)")->required();
+  c->add_option("--json", check.json, "Also write every finding as JSON");
+  c->add_flag("--quiet", check.quiet, "Print only the per-rule summary");
+
   try {
     app.parse(argc, argv);
     if (*e) return run_eval(eval, args);
+    if (*c) return kbv::scan::run_check_command(check, std::cout);
+    if (*r) return kbv::run_report_command(report, std::cout);
+    if (*x) return kbv::run_export_command(exp, std::cout);
   } catch (const CLI::ParseError& err) {
     return app.exit(err);
   } catch (const kbv::UsageError& err) {

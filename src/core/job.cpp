@@ -16,6 +16,7 @@ void to_json(nlohmann::json& j, const WorkerJob& job) {
                      {"build_root", job.build_root},
                      {"secret", job.secret},
                      {"measure_memory", job.measure_memory},
+                     {"build_only", job.build_only},
                      {"timing", job.timing}};
   if (job.tolerance) j["tolerance"] = *job.tolerance;
 }
@@ -31,6 +32,7 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.build_root = j.value("build_root", defaults.build_root);
   job.secret = j.value("secret", defaults.secret);
   job.measure_memory = j.value("measure_memory", defaults.measure_memory);
+  job.build_only = j.value("build_only", defaults.build_only);
   job.timing = j.value("timing", defaults.timing);
   if (j.contains("tolerance") && !j["tolerance"].is_null()) job.tolerance = j["tolerance"].get<double>();
 }

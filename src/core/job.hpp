@@ -31,6 +31,9 @@ struct WorkerJob {
   std::uint64_t secret = 0;             // seeds strict's hidden distributions
   std::optional<double> tolerance;      // overrides the protocol's atol = rtol
   bool measure_memory = true;           // GPU only; the protocol may also turn it off
+  // Stop after the build stage (kbv run builds candidates in parallel on the CPUs first, then
+  // evaluates them one GPU at a time; the second import finds the build done).
+  bool build_only = false;
   TimingOptions timing;
 };
 

@@ -83,6 +83,9 @@ void get_field(const nlohmann::json& j, const char* key, T& value) {
 
 }  // namespace
 
+nlohmann::json device_to_json(const DeviceInfo& d) { return d; }
+DeviceInfo device_from_json(const nlohmann::json& j) { return j.get<DeviceInfo>(); }
+
 void to_json(nlohmann::json& j, const Verdict& v) {
   j = nlohmann::json{
       {"schema", v.schema},

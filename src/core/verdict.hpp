@@ -175,4 +175,7 @@ void from_json(const nlohmann::json& j, Verdict& v);
 
 std::string_view distribution_status_name(DistributionStatus s);
 
+nlohmann::json device_to_json(const DeviceInfo& d);
+DeviceInfo device_from_json(const nlohmann::json& j);
+
 }  // namespace kbv

@@ -208,8 +208,8 @@ std::string set_up(detail::TracerState& state) {
   int devices = 0;
   cudaError_t cuda_result = cudaGetDeviceCount(&devices);
   if (cuda_result != cudaSuccess || devices == 0) {
-    std::string why = cuda_result != cudaSuccess ? cudaGetErrorString(cuda_result)
-                                                 : std::string("no device");
+    std::string why =
+        cuda_result != cudaSuccess ? cudaGetErrorString(cuda_result) : std::string("no device");
     cudaGetLastError();  // leave no error behind for the caller's own checks
     return "cannot trace kernels: no usable CUDA device (" + why +
            "); run on a machine with a GPU and a working driver";
@@ -288,12 +288,13 @@ void KernelTracer::begin() {
   CUptiResult result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (result != CUPTI_SUCCESS) {
     state_->close_window();
-    state_->fail("cannot trace kernels: enabling CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL failed with " +
-                 cupti_result_text(result) +
-                 (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                      ? std::string("; another CUPTI client (nsys, ncu, compute-sanitizer, the "
-                                    "torch profiler) is active: run kbv without it")
-                      : std::string("; check that the driver supports this libcupti")));
+    state_->fail(
+        "cannot trace kernels: enabling CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL failed with " +
+        cupti_result_text(result) +
+        (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+             ? std::string("; another CUPTI client (nsys, ncu, compute-sanitizer, the "
+                           "torch profiler) is active: run kbv without it")
+             : std::string("; check that the driver supports this libcupti")));
     return;
   }
   state_->window_open = true;
@@ -310,7 +311,8 @@ std::vector<KernelRecord> KernelTracer::end() {
   std::vector<KernelRecord> records = state_->close_window();
   if (disabled != CUPTI_SUCCESS) {
     state_->fail("kernel tracing left enabled: cuptiActivityDisable failed with " +
-                 cupti_result_text(disabled) + "; timings of this process may carry CUPTI's "
+                 cupti_result_text(disabled) +
+                 "; timings of this process may carry CUPTI's "
                  "per-launch overhead, restart the worker");
   } else if (flushed != CUPTI_SUCCESS) {
     state_->fail("kernel trace incomplete: cuptiActivityFlushAll failed with " +

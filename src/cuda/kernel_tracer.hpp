@@ -39,8 +39,8 @@ class TracerState;
 // One kernel execution, from a CUpti_ActivityKernel10 record. Times are CUPTI timestamps in ns,
 // on the same clock as KernelTracer::timestamp_now().
 struct KernelRecord {
-  std::string name;       // as reported by CUPTI: the mangled name for C++ kernels
-  std::string demangled;  // abi::__cxa_demangle of name; equal to name when not mangled
+  std::string name;              // as reported by CUPTI: the mangled name for C++ kernels
+  std::string demangled;         // abi::__cxa_demangle of name; equal to name when not mangled
   std::uint32_t stream_id = 0;   // CUPTI stream id, unique within a context (see stream_id_of)
   std::uint32_t device_id = 0;   // CUDA device ordinal
   std::uint32_t context_id = 0;  // CUPTI context id
@@ -74,7 +74,8 @@ class KernelTracer {
   void begin();
   // Disables collection, flushes CUPTI's buffers and returns the kernels launched since begin(),
   // in delivery order (not necessarily start order). Synchronises nothing: synchronise the
-  // device first. Empty when unavailable or no window was begun.
+  // device first. Empty when unavailable or no window was begun. If CUPTI fails here,
+  // available() turns false and the list may be incomplete: check available() after end().
   std::vector<KernelRecord> end();
   // Records CUPTI dropped in the last window (no buffer space): nonzero means end()'s list was
   // incomplete and must not be trusted for integrity checks.

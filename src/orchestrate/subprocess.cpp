@@ -32,6 +32,8 @@ namespace {
 constexpr auto drain_limit = std::chrono::milliseconds(200);
 // Without a pidfd, the child's exit is noticed by polling at this period.
 constexpr int exit_poll_ms = 10;
+// How often a cancellable run looks at its cancel flag.
+constexpr int cancel_poll_ms = 100;
 constexpr std::size_t read_chunk = 64 * 1024;
 // Reads per fd per loop turn, so a flooding child cannot starve the deadline check.
 constexpr int reads_per_turn = 16;
@@ -484,6 +486,7 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
       if (pidfd.valid()) fds[nfds++] = {pidfd.get(), POLLIN, 0};
       timeout = poll_timeout_ms(now, deadline);
       if (!pidfd.valid()) timeout = std::min(timeout, exit_poll_ms);
+      if (spec.cancel) timeout = std::min(timeout, cancel_poll_ms);
     } else {
       timeout = poll_timeout_ms(now, drain_until);
     }
@@ -511,6 +514,9 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
         end_group();
       } else if (Clock::now() >= deadline) {
         result.timed_out = true;
+        end_group();
+      } else if (spec.cancel && spec.cancel->load()) {
+        result.cancelled = true;
         end_group();
       }
     }

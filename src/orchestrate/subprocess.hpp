@@ -4,6 +4,7 @@
 // tail are kept (a candidate may print gigabytes), and it reports progress as JSON lines on a
 // third pipe (fd 3 in the child). Deadlines can change while it runs: each message may move the
 // deadline (e.g. from the compile limit to the run limit).
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -22,6 +23,9 @@ struct ProcessSpec {
   std::size_t keep_head_bytes = 4 * 1024;         // of merged stdout+stderr
   std::size_t keep_tail_bytes = 32 * 1024;
   std::size_t max_message_bytes = 64 * 1024 * 1024;  // a longer fd-3 line is cut and flagged
+  // When set and it becomes true (e.g. on Ctrl-C), the group is killed within ~100 ms and the
+  // result says cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -31,6 +35,7 @@ struct ProcessResult {
   int exit_code = -1;
   int term_signal = 0;       // the signal that ended it, when !exited
   bool timed_out = false;    // kbv killed the group because a deadline passed
+  bool cancelled = false;    // kbv killed the group because spec.cancel became true
   double wall_seconds = 0;
   std::string output_head;   // first keep_head_bytes of stdout+stderr
   std::string output_tail;   // last keep_tail_bytes of what follows the head (no overlap: head +

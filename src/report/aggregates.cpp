@@ -35,19 +35,12 @@ int protocol_rank(const std::string& p) {
 }
 
 bool has_flag(const Verdict& v, const std::string& name) {
-  return std::any_of(v.flags.begin(), v.flags.end(), [&](const std::string& f) { return flag_name(f) == name; });
+  return std::any_of(v.flags.begin(), v.flags.end(), [&](const Flag& f) { return f.name == name; });
 }
 
 std::string degenerate_reason(const Verdict& v) {
   for (const auto& f : v.flags)
-    if (flag_name(f) == "degenerate" && f.find(':') != std::string::npos) {
-      auto r = f.substr(f.find(':') + 1);
-      r.erase(0, r.find_first_not_of(' '));
-      if (!r.empty()) return r;
-    }
-  for (const auto& w : v.warnings)
-    if (w.find("degenerate") != std::string::npos) return w;
-  if (!v.reason.empty()) return v.reason;
+    if (f.name == "degenerate" && !f.evidence.empty()) return f.evidence;
   return "reference output is constant or matched by a trivial output under every distribution";
 }
 
@@ -55,10 +48,37 @@ using ProblemKeyT = std::tuple<int, int>;  // level, problem id
 
 }  // namespace
 
-std::string flag_name(const std::string& flag) {
-  auto name = flag.substr(0, flag.find(':'));
-  while (!name.empty() && name.back() == ' ') name.pop_back();
-  return name;
+std::vector<std::string> run_labels(const std::vector<VerdictRecord>& records) {
+  auto device_label = [](const Verdict& v) { return v.device.name.empty() ? v.device.kind : v.device.name; };
+  std::set<std::string> precisions, devices, sizes;
+  for (const auto& r : records) {
+    precisions.insert(r.verdict.precision);
+    devices.insert(device_fingerprint(r.verdict.device));
+    sizes.insert(r.verdict.problem.size);
+  }
+  std::vector<std::string> labels;
+  labels.reserve(records.size());
+  for (const auto& r : records) {
+    std::vector<std::string> extra;
+    if (precisions.size() > 1) extra.push_back(r.verdict.precision);
+    if (devices.size() > 1) extra.push_back(device_label(r.verdict));
+    if (sizes.size() > 1) extra.push_back(r.verdict.problem.size);
+    std::string l = r.sample.run_name;
+    for (std::size_t i = 0; i < extra.size(); ++i) l += (i ? ", " : " [") + extra[i];
+    if (!extra.empty()) l += "]";
+    labels.push_back(std::move(l));
+  }
+  return labels;
+}
+
+std::vector<std::string> protocols_strictest_first(const std::vector<VerdictRecord>& records) {
+  std::set<std::string> present;
+  for (const auto& r : records) present.insert(r.verdict.protocol);
+  std::vector<std::string> out(present.begin(), present.end());
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    return std::make_tuple(protocol_rank(a), a) < std::make_tuple(protocol_rank(b), b);
+  });
+  return out;
 }
 
 std::optional<double> geomean(const std::vector<double>& values) {
@@ -104,7 +124,7 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
     if (p.problem_name.empty()) p.problem_name = v.problem.name;
     if (verdict_compiled(v)) ++p.compiled_samples;
     std::set<std::string> flags;
-    for (const auto& f : v.flags) flags.insert(flag_name(f));
+    for (const auto& f : v.flags) flags.insert(f.name);
     for (const auto& f : flags) ++p.flag_counts[f];
     if (v.outcome == Outcome::correct) {
       ++p.correct_samples;
@@ -220,10 +240,7 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
     report.notes.push_back(fmt::format("{} verdict(s) under an older version of protocol {} left out (v{} is current)", n, p,
                                        latest[p]));
 
-  for (const auto& [p, v] : latest) report.protocols.push_back(p);
-  std::sort(report.protocols.begin(), report.protocols.end(), [](const std::string& a, const std::string& b) {
-    return std::make_tuple(protocol_rank(a), a) < std::make_tuple(protocol_rank(b), b);
-  });
+  report.protocols = protocols_strictest_first(report.records);
   if (!options.protocol.empty()) {
     if (!latest.count(options.protocol)) {
       std::string present;
@@ -238,35 +255,15 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
   }
   report.protocol_version = report.protocol.empty() ? 0 : latest[report.protocol];
 
-  // Run labels: the run name, plus whatever else varies in the DB (so that best-of-k never
-  // mixes precisions, devices or sizes).
-  std::set<std::string> precisions, devices, sizes, device_names;
+  std::set<std::string> precisions, devices, device_names;
   for (const auto& r : recs) {
     precisions.insert(r.verdict.precision);
     devices.insert(device_fingerprint(r.verdict.device));
-    sizes.insert(r.verdict.problem.size);
     device_names.insert(r.verdict.device.name.empty() ? r.verdict.device.kind : r.verdict.device.name);
   }
   report.devices.assign(device_names.begin(), device_names.end());
-  auto label = [&](const VerdictRecord& r) {
-    std::string l = r.sample.run_name;
-    std::vector<std::string> extra;
-    if (precisions.size() > 1) extra.push_back(r.verdict.precision);
-    if (devices.size() > 1) extra.push_back(r.verdict.device.name.empty() ? r.verdict.device.kind : r.verdict.device.name);
-    if (sizes.size() > 1) extra.push_back(r.verdict.problem.size);
-    if (!extra.empty()) {
-      l += " [";
-      for (std::size_t i = 0; i < extra.size(); ++i) l += (i ? ", " : "") + extra[i];
-      l += "]";
-    }
-    return l;
-  };
-  std::vector<std::string> labels(recs.size());
-  std::set<std::string> run_set;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    labels[i] = label(recs[i]);
-    run_set.insert(labels[i]);
-  }
+  std::vector<std::string> labels = run_labels(recs);
+  std::set<std::string> run_set(labels.begin(), labels.end());
   report.runs.assign(run_set.begin(), run_set.end());
 
   // Problems left out of every aggregate, whichever run or protocol showed it.
@@ -358,7 +355,7 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
         }
         cell.scores = aggregate_problems(run, 0, ptrs);
         if (s.name == "standard") standard_fast1 = fast1;
-        if (standard_fast1) {
+        else if (standard_fast1) {
           int moved = 0;
           for (const auto& [pk, f] : fast1) moved += f != standard_fast1->at(pk);
           cell.moved = static_cast<double>(moved) / static_cast<double>(fast1.size());

@@ -55,7 +55,7 @@ struct ProblemScore {
   std::optional<std::int64_t> candidate_peak_bytes;  // peak device memory, one forward
   std::optional<std::int64_t> baseline_peak_bytes;
   std::optional<double> memory_ratio;  // baseline / candidate; nullopt when one side is 0 or unmeasured
-  std::map<std::string, int> flag_counts;  // integrity flags over its samples
+  std::map<std::string, int> flag_counts;  // flag name -> samples carrying it
 
   bool fast(double p) const { return p <= 0 ? correct : (correct && speedup && *speedup > p); }
 };
@@ -137,7 +137,10 @@ struct Report {
 // Throws UsageError when options.protocol has no verdicts.
 Report build_report(std::vector<VerdictRecord> records, const ReportOptions& options);
 
-// "degenerate: reason" -> "degenerate"
-std::string flag_name(const std::string& flag);
+// The run label of each record: its run name, plus "[precision, device, size]" for whichever of
+// those vary among `records` (so best-of-k never mixes them). Same order as `records`.
+std::vector<std::string> run_labels(const std::vector<VerdictRecord>& records);
+// Protocols present, strictest first (strict, verified, standard, then others by name).
+std::vector<std::string> protocols_strictest_first(const std::vector<VerdictRecord>& records);
 
 }  // namespace kbv

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <deque>
+#include <stdexcept>
 
 namespace kbv::scan::detail {
 
@@ -40,12 +41,13 @@ LiteralMatcher::LiteralMatcher(const std::vector<std::string_view>& literals) {
 
   // Breadth-first failure links, folded into a full transition table.
   const std::size_t states = go.size();
+  if (states > 0xFFFF) throw std::length_error("LiteralMatcher: too many literals");
   std::vector<std::uint32_t> fail(states, 0);
   next_.assign(states * classes_, 0);
   std::deque<std::uint32_t> queue;
   for (std::uint32_t k = 0; k < classes_; ++k) {
     if (k != 0 && go[0][k] >= 0) {
-      next_[k] = static_cast<std::uint32_t>(go[0][k]);
+      next_[k] = static_cast<std::uint16_t>(go[0][k]);
       queue.push_back(next_[k]);
     }
   }
@@ -59,10 +61,10 @@ LiteralMatcher::LiteralMatcher(const std::vector<std::string_view>& literals) {
       if (k != 0 && go[s][k] >= 0) {
         auto t = static_cast<std::uint32_t>(go[s][k]);
         fail[t] = via_fail;
-        next_[s * classes_ + k] = t;
+        next_[s * classes_ + k] = static_cast<std::uint16_t>(t);
         queue.push_back(t);
       } else {
-        next_[s * classes_ + k] = k == 0 ? 0 : via_fail;
+        next_[s * classes_ + k] = static_cast<std::uint16_t>(k == 0 ? 0 : via_fail);
       }
     }
   }

@@ -21,6 +21,11 @@ class LiteralMatcher {
     std::uint32_t state = 0;
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     for (std::size_t i = 0, n = text.size(); i < n; ++i) {
+      if (state == 0) {
+        // Views are mostly blanks and other bytes no literal uses: skip them at the root.
+        while (i < n && class_of_[p[i]] == 0) ++i;
+        if (i == n) break;
+      }
       state = next_[state * classes_ + class_of_[p[i]]];
       for (std::uint32_t k = out_begin_[state], e = out_begin_[state + 1]; k < e; ++k)
         on_match(out_[k], i + 1);
@@ -30,7 +35,7 @@ class LiteralMatcher {
  private:
   std::array<std::uint8_t, 256> class_of_{};  // byte -> alphabet class; 0 = not in any literal
   std::uint32_t classes_ = 1;
-  std::vector<std::uint32_t> next_{0};        // full DFA: state * classes_ + class -> state
+  std::vector<std::uint16_t> next_{0};        // full DFA: state * classes_ + class -> state
   std::vector<std::uint32_t> out_begin_{0, 0};  // literals ending in each state (CSR)
   std::vector<std::uint32_t> out_;
 };

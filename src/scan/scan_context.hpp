@@ -46,6 +46,7 @@ struct ScanContext {
   SourceViews views;
   bool python = true;
   // Python structure (empty for a C++ file).
+  std::vector<int> statement_indent;  // per line: indent of a statement's first line, else -1
   std::vector<std::pair<int, int>> forward_bodies;  // (def line, first line after the body)
   std::vector<std::string> extension_names;         // load_inline results, aliases, triton kernels
   // C++: names holding torch's current stream, and whether the source asks for it at all.

@@ -74,7 +74,11 @@ std::vector<ResultField> make_fields() {
   f.push_back(integer("correct", "0/1", "outcome is correct", [](R r) { return r.verdict.outcome == Outcome::correct ? 1 : 0; }));
   f.push_back(integer("custom_kernel", "0/1", "a candidate extension was built and loaded (not a PyTorch-only rewrite)",
                       [](R r) { return r.verdict.custom_kernel ? 1 : 0; }));
-  f.push_back(text("flags", "integrity flags as a JSON array", [](R r) { return nlohmann::json(r.verdict.flags).dump(); }));
+  f.push_back(text("flags", "names of the verdict's flags as a JSON array (evidence: verdict_json)", [](R r) {
+    auto names = nlohmann::json::array();
+    for (const auto& flag : r.verdict.flags) names.push_back(flag.name);
+    return names.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }));
   f.push_back(nullable("distributions_passed", FieldType::integer, "", "correctness distributions that passed",
                        [](R r) {
                          if (!r.verdict.correctness) return FieldValue();

@@ -188,8 +188,10 @@ struct ResultStore::Impl {
     if (mode == Mode::read_write) {
       // WAL: readers (kbv report) never block the writer; NORMAL sync is durable in WAL mode
       // up to the last commit before a power loss, which a re-run then redoes.
-      auto wal = db.prepare("PRAGMA journal_mode = WAL");
-      wal.step();
+      {
+        auto wal = db.prepare("PRAGMA journal_mode = WAL");
+        wal.step();
+      }  // finalized here: an unfinished statement would block the COMMIT below
       db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
       create_or_migrate();
     } else {

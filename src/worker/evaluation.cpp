@@ -187,6 +187,10 @@ class Evaluation {
 
     load_problem();
     build_candidate();
+    if (job_.build_only) {
+      enter("built");
+      throw Ending{Outcome::skipped, "build only (kbv run's build phase)"};
+    }
     build_models();
     check_correctness();
     if (strict()) audit_candidate_calls();
@@ -431,12 +435,14 @@ class Evaluation {
     auto audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
       return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
     });
+    if (audit.disturbed)
+      flag("tampering", "kernel tracing was disturbed during ModelNew.forward (" + audit.note + "): a profiler or CUPTI client started by the candidate?");
     if (!audit.late_kernels.empty())
       flag("unsynchronized_work", "kernel(s) still running after forward() returned: " + audit.late_kernels.front() +
                                       (audit.late_kernels.size() > 1 ? " and " + std::to_string(audit.late_kernels.size() - 1) + " more" : ""));
     if (!verdict_.custom_kernel && own.empty()) {
       flag("no_custom_kernel", "the candidate built no extension and defines no kernel: a PyTorch-only rewrite");
-    } else if (audit.traced && audit.own_kernels == 0) {
+    } else if (audit.traced && !audit.disturbed && audit.own_kernels == 0) {
       flag("no_custom_kernel", "none of the candidate's own kernels ran (" + std::to_string(audit.kernels) +
                                    " kernels, all from PyTorch or its libraries)");
     } else if (audit.traced) {

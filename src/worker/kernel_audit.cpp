@@ -51,15 +51,20 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   synchronize(device);
   auto records = tracer.end();
-  if (records.empty()) {
-    audit.traced = true;
-    audit.note = "no kernel records";
+  if (!tracer.available() || tracer.dropped_records() > 0) {
+    audit.disturbed = true;
+    audit.note = tracer.available() ? std::to_string(tracer.dropped_records()) + " kernel records dropped" : tracer.error();
     return audit;
   }
   // The marker is the last kernel recorded on the current stream.
   const kbv::cuda::KernelRecord* marker = nullptr;
   for (const auto& r : records)
     if (r.stream_id == current_id && (!marker || r.start_ns >= marker->start_ns)) marker = &r;
+  if (!marker) {
+    audit.disturbed = true;
+    audit.note = "the marker kernel was not recorded";
+    return audit;
+  }
   double total = 0, own = 0;
   for (const auto& r : records) {
     if (&r == marker) continue;

@@ -18,6 +18,9 @@ struct KernelAudit {
   int own_kernels = 0;           // ...whose name matches a kernel defined in the candidate's source
   double own_time_share = 0;     // GPU time in those / all kernel time
   std::vector<std::string> late_kernels;  // other-stream kernels still running after forward returned
+  // The tracer lost records or the marker kernel is missing: something else (a profiler the
+  // candidate started) took CUPTI's buffers during the call.
+  bool disturbed = false;
 };
 
 // __global__ functions and @triton.jit functions defined in a candidate's source text.

@@ -13,10 +13,11 @@
 
 #include "core/job.hpp"
 #include "core/verdict.hpp"
+#include "worker/device.hpp"
 #include "worker/evaluation.hpp"
 #include "worker/report_channel.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   // The channel is whatever the CLI put on fd 3; keep our own duplicate out of the candidate's
   // easy reach (fd 3 itself is closed, the copy is close-on-exec at a high number).
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
@@ -35,6 +36,19 @@ int main() {
   // stdin is done; a candidate reading it gets EOF rather than blocking the evaluation.
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0);
+
+  // --probe: only describe the job's device (kbv run keys stored verdicts by it before it
+  // evaluates anything).
+  if (argc > 1 && std::string(argv[1]) == "--probe") {
+    try {
+      auto device = kbv::worker::resolve_device(job.device);
+      channel.device(kbv::device_to_json(kbv::worker::describe_device(device)));
+    } catch (const std::exception& e) {
+      std::cerr << "kbv-worker: " << e.what() << "\n";
+      std::_Exit(3);
+    }
+    std::_Exit(0);
+  }
 
   kbv::Verdict verdict;
   try {

@@ -17,6 +17,8 @@ void ReportChannel::verdict(const nlohmann::json& verdict) {
   send({{"event", "verdict"}, {"verdict", verdict}});
 }
 
+void ReportChannel::device(const nlohmann::json& device) { send({{"event", "device"}, {"device", device}}); }
+
 void ReportChannel::send(const nlohmann::json& message) {
   if (fd_ < 0) return;
   // Replace invalid UTF-8 (a candidate's printed bytes can end up in reasons) instead of throwing.

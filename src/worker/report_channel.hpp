@@ -12,6 +12,7 @@ class ReportChannel {
   explicit ReportChannel(int fd);  // fd < 0: messages are dropped (e.g. run by hand)
   void stage(std::string_view name);
   void verdict(const nlohmann::json& verdict);
+  void device(const nlohmann::json& device);
 
  private:
   void send(const nlohmann::json& message);

@@ -59,7 +59,8 @@ std::vector<std::string> TamperWatch::changed_attributes() const {
   std::vector<std::string> changed;
   py::dict now = snapshot_fn_();
   for (auto item : before_) {
-    if (!now.contains(item.first) || !now[item.first].equal(item.second))
+    py::object before = py::reinterpret_borrow<py::object>(item.second);
+    if (!now.contains(item.first) || !py::reinterpret_borrow<py::object>(now[item.first]).equal(before))
       changed.push_back(py::str(item.first).cast<std::string>() + " replaced");
   }
   return changed;

@@ -60,7 +60,9 @@ class KernelTracerTest : public ::testing::Test {
     ASSERT_GT(devices, 0);
     ASSERT_CUDA(cudaSetDevice(0));
     ASSERT_CUDA(cudaFree(nullptr));
-    ASSERT_CUDA(cudaMalloc(&out_, kOutInts * sizeof(int)));
+    void* out = nullptr;
+    ASSERT_CUDA(cudaMalloc(&out, kOutInts * sizeof(int)));
+    out_ = static_cast<int*>(out);
     // Load the module and let the runtime finish its lazy set-up outside any window.
     ASSERT_CUDA(launch_spin_kernel(nullptr, 1, 32, out_, 0));
     ASSERT_CUDA(cudaDeviceSynchronize());
@@ -115,7 +117,7 @@ TEST_F(KernelTracerTest, KernelOnSecondStreamHasItsOwnStreamId) {
   cudaStream_t side = nullptr;
   ASSERT_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   tracer().begin();
-  ASSERT_CUDA(launch_spin_kernel(nullptr, 1, 32, out_, 50'000));     // legacy default stream
+  ASSERT_CUDA(launch_spin_kernel(nullptr, 1, 32, out_, 50'000));      // legacy default stream
   ASSERT_CUDA(launch_spin_kernel(side, 2, 32, out_ + 1024, 50'000));  // the second stream
   ASSERT_CUDA(cudaDeviceSynchronize());
   std::vector<KernelRecord> records = tracer().end();

@@ -11,7 +11,8 @@ __device__ std::uint64_t global_timer_ns() {
 
 }  // namespace
 
-// Outside any namespace so that the reported name is easy to predict: _Z22kbv_tracer_spin_kernelPil.
+// Outside any namespace so that the reported name is easy to predict:
+// _Z22kbv_tracer_spin_kernelPil.
 __global__ void kbv_tracer_spin_kernel(int* out, long spin_ns) {
   const std::uint64_t until = global_timer_ns() + static_cast<std::uint64_t>(spin_ns);
   while (global_timer_ns() < until) {

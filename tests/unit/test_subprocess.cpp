@@ -319,3 +319,26 @@ TEST(Subprocess, HandlerExceptionKillsChild) {
 
 }  // namespace
 }  // namespace kbv
+
+namespace kbv {
+namespace {
+
+// Ctrl-C in `kbv run` sets a flag; the running child's group must die promptly.
+TEST(SubprocessCancel, SettingTheFlagKillsTheGroupPromptly) {
+  std::atomic<bool> cancel{false};
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo started >&3; sleep 100"};
+  spec.cancel = &cancel;
+  auto start = Clock::now();
+  auto result = run_process(spec, Clock::now() + std::chrono::seconds(30), [&](const std::string&) {
+    cancel = true;  // as soon as the child has started
+    return std::optional<Clock::time_point>{};
+  });
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_LT(seconds, 3.0);
+}
+
+}  // namespace
+}  // namespace kbv

@@ -1,0 +1,122 @@
+#include "report/markdown_printer.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/report_columns.hpp"
+
+namespace kbv {
+namespace {
+
+// A cell: pipes escaped, newlines flattened.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+template <typename Cols, typename Cell>
+std::string table(const Cols& cols, std::size_t rows, Cell cell_text) {
+  std::string out = "|";
+  std::string rule = "|";
+  for (const auto& c : cols) {
+    out += " " + c.header + " |";
+    rule += c.number ? "---:|" : "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (std::size_t r = 0; r < rows; ++r) {
+    out += "|";
+    for (std::size_t c = 0; c < cols.size(); ++c) out += " " + cell(cell_text(r, c)) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string aggregate_table(const std::vector<Aggregate>& rows) {
+  const auto& cols = aggregate_columns();
+  return table(cols, rows.size(), [&](std::size_t r, std::size_t c) { return cols[c].text(rows[r]); });
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+  std::string out;
+  out += "# kbv report\n\n";
+  out += fmt::format("Source `{}`, generated {}.  \n", report.source.empty() ? "?" : report.source, report.generated_at);
+  if (report.protocol.empty()) {
+    out += "\nThe results DB holds no verdicts.\n";
+    return out;
+  }
+  std::string protocols;
+  for (const auto& p : report.protocols) protocols += (protocols.empty() ? "" : ", ") + p;
+  std::string devices;
+  for (const auto& d : report.devices) devices += (devices.empty() ? "" : ", ") + d;
+  out += fmt::format("Headline protocol **{}** v{} (speedups vs `{}`); protocols present: {}; device(s): {}.\n",
+                     report.protocol, report.protocol_version, report.baseline.empty() ? "?" : report.baseline, protocols,
+                     devices);
+  out += "Each problem counts once per run, by its best sample (best-of-k).\n";
+  for (const auto& n : report.notes) out += "\n> Note: " + n + "\n";
+
+  out += "\n## Summary\n\n" + aggregate_table(report.overall);
+  out += "\n## Per level\n\n" + aggregate_table(report.per_level);
+
+  std::set<std::string> flags;
+  for (const auto& a : report.overall)
+    for (const auto& [f, n] : a.flag_counts) flags.insert(f);
+  out += "\n## Integrity flags\n\n";
+  if (flags.empty()) {
+    out += "No sample carries an integrity flag (flags come from the strict protocol's checks).\n";
+  } else {
+    out += "Samples carrying each flag.\n\n| run |";
+    std::string rule = "|---|";
+    for (const auto& f : flags) {
+      out += " " + cell(f) + " |";
+      rule += "---:|";
+    }
+    out += "\n" + rule + "\n";
+    for (const auto& a : report.overall) {
+      out += "| " + cell(a.run) + " |";
+      for (const auto& f : flags) {
+        auto it = a.flag_counts.find(f);
+        out += fmt::format(" {} |", it == a.flag_counts.end() ? 0 : it->second);
+      }
+      out += "\n";
+    }
+  }
+
+  out += "\n## Decomposition\n\n";
+  out += "The same problems of each run scored under each protocol choice, so each choice's inflation is visible:\n\n";
+  for (const auto& s : report.scorings) out += fmt::format("- **{}**: {}\n", s.name, s.description);
+  out += "\n";
+  {
+    const auto& cols = decomposition_columns();
+    std::vector<std::pair<const DecompositionRow*, const DecompositionCell*>> rows;
+    for (const auto& r : report.decomposition)
+      for (const auto& c : r.cells) rows.emplace_back(&r, &c);
+    out += table(cols, rows.size(), [&](std::size_t r, std::size_t c) { return cols[c].text(*rows[r].first, *rows[r].second); });
+  }
+
+  out += "\n## Excluded problems\n\n";
+  if (report.excluded.empty()) {
+    out += "None.\n";
+  } else {
+    out += "Left out of every aggregate above.\n\n| level | id | problem | kind | reason |\n|---:|---:|---|---|---|\n";
+    for (const auto& e : report.excluded)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", e.level, e.problem_id, cell(e.problem_name), e.kind, cell(e.reason));
+  }
+
+  out += "\n## Per problem\n\nThe best sample of each problem per run, under " + report.protocol + ".\n\n";
+  {
+    const auto& cols = problem_columns();
+    out += table(cols, report.problems.size(),
+                 [&](std::size_t r, std::size_t c) { return cols[c].text(report, report.problems[r]); });
+  }
+  return out;
+}
+
+}  // namespace kbv

@@ -1,0 +1,69 @@
+#include "report/report_command.hpp"
+
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "report/aggregates.hpp"
+#include "report/csv_printer.hpp"
+#include "report/eval_results_export.hpp"
+#include "report/html_printer.hpp"
+#include "report/json_printer.hpp"
+#include "report/markdown_printer.hpp"
+#include "store/result_store.hpp"
+
+namespace kbv {
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError("cannot write '" + path + "': check that its folder exists and is writable");
+  out << text;
+  if (!out) throw UsageError("cannot write '" + path + "' (disk full?)");
+}
+
+}  // namespace
+
+int run_report_command(const ReportCommand& cmd, std::ostream& out) {
+  if (cmd.fields) {
+    out << result_fields_markdown();
+    return 0;
+  }
+  if (cmd.db.empty()) throw UsageError("--db FILE is required: the results DB that `kbv run` wrote");
+  ResultStore store(cmd.db, ResultStore::Mode::read_only);
+  VerdictQuery query;
+  query.keep_samples = false;  // the report uses summaries only; the raw samples stay in the DB
+  auto records = store.verdicts(query);
+  if (!cmd.csv.empty()) {
+    if (cmd.protocol.empty()) {
+      write_file(cmd.csv, render_csv(records));
+    } else {
+      std::vector<VerdictRecord> selected;
+      for (const auto& r : records)
+        if (r.verdict.protocol == cmd.protocol) selected.push_back(r);
+      write_file(cmd.csv, render_csv(selected));
+    }
+  }
+  Report report = build_report(std::move(records), ReportOptions{cmd.protocol, cmd.db});
+  std::string md = render_markdown(report);
+  if (!cmd.md.empty()) write_file(cmd.md, md);
+  else if (!cmd.quiet) out << md;
+  if (!cmd.html.empty()) write_file(cmd.html, render_html(report));
+  if (!cmd.json.empty()) write_file(cmd.json, render_json(report));
+  return 0;
+}
+
+int run_export_command(const ExportCommand& cmd, std::ostream& out) {
+  if (cmd.db.empty()) throw UsageError("--db FILE is required: the results DB that `kbv run` wrote");
+  if (cmd.out.empty()) throw UsageError("--out DIR is required: where <run>/level<L>/eval_results.json are written");
+  ResultStore store(cmd.db, ResultStore::Mode::read_only);
+  auto result = export_eval_results(store.verdicts(), cmd.out, cmd.protocol);
+  out << fmt::format("kbv export: {} v{}: wrote {} file(s) under {}\n", result.protocol, result.protocol_version,
+                     result.files.size(), cmd.out);
+  for (const auto& f : result.files) out << "  " << f << "\n";
+  return 0;
+}
+
+}  // namespace kbv

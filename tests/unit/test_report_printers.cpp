@@ -1,0 +1,189 @@
+// The report's printers (CSV, HTML, Markdown, JSON) and the eval_results.json export.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "../support/report_fixtures.hpp"
+#include "core/errors.hpp"
+#include "report/csv_printer.hpp"
+#include "report/eval_results_export.hpp"
+#include "report/html_printer.hpp"
+#include "report/json_printer.hpp"
+#include "report/markdown_printer.hpp"
+#include "report/svg_plot.hpp"
+
+namespace kbv {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+Report suite_report(const std::string& protocol = "") {
+  return build_report(testing::synthetic_suite(), ReportOptions{protocol, "suite.db"});
+}
+
+TEST(CsvPrinter, HeaderIsTheFieldListAndOneRowPerVerdict) {
+  auto records = testing::synthetic_suite();
+  auto csv = render_csv(records);
+  std::string header = csv.substr(0, csv.find("\r\n"));
+  std::string expected;
+  for (const auto& f : result_fields()) expected += (expected.empty() ? "" : ",") + f.name;
+  EXPECT_EQ(header, expected);
+  EXPECT_EQ(count(csv, "\r\n"), records.size() + 1);
+}
+
+TEST(CsvPrinter, QuotesWhatNeedsQuoting) {
+  EXPECT_EQ(csv_escape("plain"), "plain");
+  EXPECT_EQ(csv_escape("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_escape("two\nlines"), "\"two\nlines\"");
+}
+
+TEST(HtmlPrinter, SelfContainedWithOneSvgPerPlot) {
+  auto report = suite_report();
+  auto html = render_html(report);
+  // Two decomposition bar charts, one CDF, one scatter per run.
+  EXPECT_EQ(count(html, "<svg "), 3 + report.runs.size());
+  EXPECT_EQ(count(html, "kbv-scatter"), report.runs.size());
+  EXPECT_EQ(count(html, "kbv-cdf"), 1u);
+  EXPECT_EQ(count(html, "kbv-bars"), 2u);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos) << "no external scripts or images";
+  EXPECT_NE(html.find("<table class=\"sortable\" id=\"problems\">"), std::string::npos);
+  EXPECT_NE(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("<circle"), std::string::npos) << "the scatter has points";
+  EXPECT_NE(html.find("<path d=\"M"), std::string::npos) << "the CDF has lines";
+  // Every problem row is there.
+  EXPECT_EQ(count(html, "<tr class=\"correct\">") + count(html, "<tr class=\"failed\">"), report.problems.size());
+}
+
+TEST(HtmlPrinter, EscapesNamesFromTheDb) {
+  auto f = testing::FakeVerdict{};
+  f.run = "<script>alert(1)</script>";
+  f.speedup_on = 1.0;
+  auto report = build_report({testing::make_record(f)}, ReportOptions{});
+  auto html = render_html(report);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert"), std::string::npos);
+}
+
+TEST(SvgPlot, LogRangeCoversTheDataAndOne) {
+  auto [lo, hi] = log_range({0.3, 12.0}, 1.0);
+  EXPECT_LE(lo, 0.3 / 1.5 + 1e-12);
+  EXPECT_GE(hi, 12.0 * 1.5 - 1e-12);
+  auto [lo1, hi1] = log_range({}, 1.0);
+  EXPECT_LT(lo1, 1.0);
+  EXPECT_GT(hi1, 1.0);
+}
+
+TEST(MarkdownPrinter, HasEverySectionAndTheHeadlineNumbers) {
+  auto report = suite_report();
+  auto md = render_markdown(report);
+  for (const char* section : {"## Summary", "## Per level", "## Integrity flags", "## Decomposition", "## Excluded problems", "## Per problem"})
+    EXPECT_NE(md.find(section), std::string::npos) << section;
+  EXPECT_NE(md.find("Headline protocol **strict**"), std::string::npos);
+  for (const auto& run : report.runs) EXPECT_NE(md.find("| " + run + " |"), std::string::npos) << run;
+  EXPECT_NE(md.find("| fast_0 | fast_0.5 | fast_0.8 | fast_1 | fast_1.5 | fast_2 |"), std::string::npos);
+  EXPECT_NE(md.find("standard+TF32 baseline"), std::string::npos);
+  EXPECT_NE(md.find("reference output is all zeros"), std::string::npos) << "the degenerate problem is listed with its reason";
+  EXPECT_NE(md.find("get_inputs() raised"), std::string::npos) << "the broken problem is listed";
+  // The summary's correctness cell is the aggregate's rate, formatted.
+  const auto& a = report.overall[0];
+  EXPECT_NE(md.find(fmt::format("| {:.1f}% |", a.correctness_rate * 100)), std::string::npos);
+}
+
+TEST(JsonPrinter, CarriesTheNumbersAndEveryFieldOfEachBestSample) {
+  auto report = suite_report("verified");
+  auto j = nlohmann::json::parse(render_json(report));
+  EXPECT_EQ(j["schema"], kReportSchema);
+  EXPECT_EQ(j["protocol"], "verified");
+  EXPECT_EQ(j["summary"].size(), report.runs.size());
+  EXPECT_EQ(j["problems"].size(), report.problems.size());
+  EXPECT_EQ(j["excluded"].size(), 2u);
+  for (const auto& f : result_fields()) EXPECT_TRUE(j["problems"][0]["best"].contains(f.name)) << f.name;
+  EXPECT_DOUBLE_EQ(j["summary"][0]["correctness_rate"].get<double>(), report.overall[0].correctness_rate);
+  EXPECT_TRUE(j["summary"][0]["fast_p"].contains("1.5"));
+}
+
+class ExportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kbv-export-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
+  auto records = testing::synthetic_suite();
+  auto result = export_eval_results(records, dir_.string(), "verified");
+  EXPECT_EQ(result.protocol, "verified");
+  EXPECT_EQ(result.files.size(), 3u * 2u) << "three runs, two levels";
+  fs::path file = dir_ / "gpt-x" / "level1" / "eval_results.json";
+  ASSERT_TRUE(fs::exists(file));
+  std::ifstream in(file);
+  auto j = nlohmann::json::parse(in);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.size(), 14u) << "problem ids 1..14";
+  bool saw_correct = false, saw_incorrect = false;
+  for (const auto& [pid, samples] : j.items()) {
+    EXPECT_TRUE(std::regex_match(pid, std::regex("[0-9]+"))) << pid;
+    ASSERT_TRUE(samples.is_array());
+    EXPECT_EQ(samples.size(), 2u);
+    int last = -1;
+    for (const auto& s : samples) {
+      std::set<std::string> keys;
+      for (const auto& [k, v] : s.items()) keys.insert(k);
+      EXPECT_EQ(keys, (std::set<std::string>{"sample_id", "compiled", "correctness", "runtime", "runtime_stats", "metadata"}));
+      EXPECT_GT(s["sample_id"].get<int>(), last);
+      last = s["sample_id"];
+      EXPECT_TRUE(s["compiled"].is_boolean());
+      EXPECT_TRUE(s["correctness"].is_boolean());
+      EXPECT_EQ(s["metadata"]["kbv_protocol"], "verified");
+      if (s["correctness"]) {
+        saw_correct = true;
+        EXPECT_DOUBLE_EQ(s["runtime"].get<double>(), 1.0) << "candidate median ms";
+        const auto& st = s["runtime_stats"];
+        for (const char* k : {"mean", "std", "min", "max", "num_trials"}) EXPECT_TRUE(st.contains(k)) << k;
+        EXPECT_EQ(st["num_trials"], 4);
+        EXPECT_NEAR(st["std"].get<double>(), 0.0892679, 1e-6) << "population std of 0.9, 1.0, 1.0, 1.15";
+        EXPECT_TRUE(s["metadata"].contains("kbv_speedup"));
+        EXPECT_EQ(s["metadata"]["hardware"], "NVIDIA H200");
+      } else {
+        saw_incorrect = true;
+        EXPECT_EQ(s["runtime"].get<double>(), -1.0);
+        EXPECT_TRUE(s["runtime_stats"].empty());
+      }
+    }
+  }
+  EXPECT_TRUE(saw_correct);
+  EXPECT_TRUE(saw_incorrect);
+}
+
+TEST_F(ExportTest, DefaultsToTheStrictestProtocolAndRejectsAbsentOnes) {
+  auto records = testing::synthetic_suite();
+  EXPECT_EQ(export_eval_results(records, dir_.string(), "").protocol, "strict");
+  EXPECT_THROW(export_eval_results(records, dir_.string(), "lenient"), UsageError);
+  EXPECT_THROW(export_eval_results({}, dir_.string(), ""), UsageError);
+}
+
+TEST(ExportFolder, RunNamesBecomeSafeFolderNames) {
+  EXPECT_EQ(run_folder_name("gpt-5.5"), "gpt-5.5");
+  EXPECT_EQ(run_folder_name("a/b c"), "a_b_c");
+  EXPECT_EQ(run_folder_name(".."), "run_..");
+  EXPECT_EQ(run_folder_name("m [bf16]"), "m__bf16_");
+}
+
+}  // namespace
+}  // namespace kbv

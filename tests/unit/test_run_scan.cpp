@@ -1,0 +1,73 @@
+// Matching KernelBench runs folders to a problem suite.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.hpp"
+#include "orchestrate/run_scan.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv {
+namespace {
+
+class RunScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("kbv-run-scan-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    touch("suite/level1/7_ReLU.py");
+    touch("suite/level1/12_LayerNorm.py");
+    touch("suite/level2/3_Gemm_Scale.py");
+    touch("suite/level1/README.md");
+    touch("runs/model_b/level_1_problem_7_sample_1_kernel.py");
+    touch("runs/model_b/level_1_problem_7_sample_0_kernel.py");
+    touch("runs/model_a/level_2_problem_3_sample_0_kernel.py");
+    touch("runs/model_a/level_1_problem_99_sample_0_kernel.py");
+    touch("runs/model_a/level_1_problem_7_sample_0_prompt.txt");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void touch(const std::string& rel) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << "# test\n";
+  }
+  std::string at(const std::string& rel) const { return (root_ / rel).string(); }
+  fs::path root_;
+};
+
+TEST_F(RunScanTest, FindsProblemsByLevelAndId) {
+  auto problems = scan_problems(at("suite"));
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems.at({1, 12}).name, "LayerNorm");
+  EXPECT_EQ(problems.at({2, 3}).level, 2);
+}
+
+TEST_F(RunScanTest, MatchesCandidatesAndKeepsTheUnmatched) {
+  auto scan = scan_run(at("suite"), at("runs"));
+  ASSERT_EQ(scan.matched.size(), 3u);
+  ASSERT_EQ(scan.unmatched.size(), 1u);
+  EXPECT_EQ(scan.unmatched[0].problem_id, 99);
+  // Sorted by run, then level, problem, sample; prompts and other files ignored.
+  EXPECT_EQ(scan.matched[0].first.run, "model_a");
+  EXPECT_EQ(scan.matched[0].second.name, "Gemm_Scale");
+  EXPECT_EQ(scan.matched[1].first.run, "model_b");
+  EXPECT_EQ(scan.matched[1].first.sample_id, 0);
+  EXPECT_EQ(scan.matched[2].first.sample_id, 1);
+}
+
+TEST_F(RunScanTest, ASingleRunFolderIsOneRun) {
+  auto candidates = scan_candidates(at("runs/model_b"));
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(candidates[0].run, "model_b");
+}
+
+TEST_F(RunScanTest, BadFoldersAreUsageErrors) {
+  EXPECT_THROW(scan_problems(at("nowhere")), UsageError);
+  EXPECT_THROW(scan_problems(at("runs")), UsageError) << "a folder without levelN/ problems";
+  EXPECT_THROW(scan_candidates(at("nowhere")), UsageError);
+}
+
+}  // namespace
+}  // namespace kbv

@@ -38,6 +38,8 @@ if [ ! -f /usr/include/sqlite3.h ] && [ -d .gpu-deps ]; then
   deps+=(-DSQLite3_INCLUDE_DIR="$PWD/.gpu-deps/include" -DSQLite3_LIBRARY="$PWD/.gpu-deps/lib/libsqlite3.so")
 fi
 
+[ -f .gpu-deps/commit ] && deps+=(-DKBV_GIT_COMMIT="$(cat .gpu-deps/commit)")
+
 if [[ " $STEPS " == *" build "* ]]; then
   echo "== build ($(nproc) cores)"
   start=$(date +%s)

@@ -14,7 +14,7 @@ say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 
 # 1. Debian packages for the C++ side.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
-          libsqlite3-dev libssl-dev libcurl4-openssl-dev)
+          libsqlite3-dev libssl-dev libcurl4-openssl-dev chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -15,6 +15,7 @@
 #include "core/protocol.hpp"
 #include "core/version.hpp"
 #include "orchestrate/evaluation_run.hpp"
+#include "orchestrate/run_command.hpp"
 #include "report/report_command.hpp"
 #include "report/verdict_text.hpp"
 #include "scan/check_command.hpp"
@@ -128,6 +129,25 @@ int main(int argc, char** argv) {
   e->add_flag("--no-timing", eval.no_timing, "Check correctness only");
   e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
 
+  kbv::RunOptions runopt;
+  auto* rn = app.add_subcommand("run", "Evaluate every candidate of a runs folder into the results DB (resumable)");
+  rn->add_option("--problems", runopt.problems_dir, "KernelBench-layout suite: level1/{id}_{Name}.py ...")->required();
+  rn->add_option("--runs", runopt.runs_dir, "Runs folder: {run}/level_L_problem_P_sample_S_kernel.py (or one run folder)")->required();
+  rn->add_option("--db", runopt.db_path, "Results DB (SQLite); a re-run resumes")->capture_default_str();
+  rn->add_option("--protocol", runopt.protocols, "standard | verified | strict; repeat or comma-separate for several")
+      ->delimiter(',')->check(CLI::IsMember({"standard", "verified", "strict"}));
+  rn->add_option("--precision", runopt.precision, "fp32 | bf16 | fp16")->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  rn->add_option("--gpus", runopt.devices, "Devices, e.g. cuda:0,cuda:1 (default: every GPU, else the CPU)")->delimiter(',');
+  rn->add_option("--jobs", runopt.jobs, "Parallel builds (default: the number of cores)");
+  rn->add_option("--size", runopt.size, "default | small | auto (small on the CPU)")->capture_default_str()
+      ->check(CLI::IsMember({"auto", "default", "small"}));
+  rn->add_option("--build-dir", runopt.build_dir, "Build cache (default $KBV_CACHE/builds or ~/.cache/kbv/builds)");
+  rn->add_option("--time-budget", runopt.time_budget, "Seconds of timing per evaluation")->capture_default_str();
+  rn->add_option("--compile-timeout", runopt.compile_timeout, "Seconds per candidate build")->capture_default_str();
+  rn->add_option("--run-timeout", runopt.run_timeout, "Seconds per evaluation after the build")->capture_default_str();
+  rn->add_flag("--quiet", runopt.quiet, "No progress output");
+
   kbv::ReportCommand report;
   auto* r = app.add_subcommand("report", "Leaderboard from a results DB: Markdown on stdout, --html/--csv/--json side by side");
   r->add_option("--db", report.db, "Results DB written by `kbv run`");
@@ -154,6 +174,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (*e) return run_eval(eval, args);
+    if (*rn) {
+      for (auto& d : runopt.devices)
+        if (d.find(':') == std::string::npos && d != "cpu") d = "cuda:" + d;  // --gpus 0,1
+      return kbv::run_command(runopt, args, std::cout);
+    }
     if (*c) return kbv::scan::run_check_command(check, std::cout);
     if (*r) return kbv::run_report_command(report, std::cout);
     if (*x) return kbv::run_export_command(exp, std::cout);

@@ -18,6 +18,10 @@ kbv must conclude:
     point of the example is the mutation, not speed.
   - verified: correct on all four distributions.
   - strict:   incorrect, flag input_mutated (D1_x1); also no_custom_kernel (informational).
+    It must NOT be flagged result_reuse: it caches nothing. (kbv's timing re-check, as of
+    e4ccce1, calls the candidate and then the reference on the same rewritten tensors, so the
+    reference sees the clobbered input and the mismatch is blamed on result_reuse: a false
+    attribution the re-check should avoid by running the reference on a pristine copy.)
 
 CPU-capable: yes (pure PyTorch).
 """

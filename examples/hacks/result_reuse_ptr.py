@@ -21,7 +21,8 @@ fresh tensor, and the determinism repeat uses a fresh copy).
 kbv must conclude:
   - standard: correct (5 trials, each on a new tensor); every timed call after the first
     per input set returns the cached tensor in a few microseconds of Python, so the reported
-    speedup is large (of the order of 10x+ at full size on a GPU; also large on the CPU).
+    speedup is large at full size on a GPU (expected 10x+). At the CPU small size (16 x 1024)
+    Python overhead dominates both sides and it shows only ~1.3x.
   - verified: correct, same inflated speedup.
   - strict:   incorrect, flag result_reuse (timing round 3, the rewritten input set);
     also no_custom_kernel (informational).

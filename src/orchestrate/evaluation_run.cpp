@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/version.hpp"
 #include "orchestrate/subprocess.hpp"
+#include "scan/scan.hpp"
 
 namespace fs = std::filesystem;
 
@@ -78,6 +79,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   // Candidates' own progress bars and warnings are noise in a verdict; Python must not buffer
   // what it prints before a crash.
   spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+  spec.cancel = run.cancel;
 
   std::string stage = "start";
   std::optional<nlohmann::json> worker_verdict;
@@ -120,6 +122,16 @@ Verdict run_evaluation(const EvaluationRun& run) {
                       ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
                       : process.output_head + process.output_tail;
   v.wall_seconds = process.wall_seconds;
+  // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
+  if (run.job.protocol == "strict") {
+    try {
+      for (const auto& f : scan::scan_file(run.job.candidate_path))
+        if (f.severity == "warning")
+          v.warnings.push_back("static scan: " + f.rule + " at line " + std::to_string(f.line) + ": " + f.excerpt);
+    } catch (const std::exception& e) {
+      v.warnings.push_back(std::string("static scan failed: ") + e.what());
+    }
+  }
   v.provenance.kbv_version = kVersion;
   v.provenance.git_commit = kGitCommit;
   v.provenance.hostname = hostname();

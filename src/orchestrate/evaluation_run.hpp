@@ -2,6 +2,7 @@
 // Runs one evaluation in a kbv-worker child process and always returns a verdict: the worker's
 // own, or one that says how the worker ended (timeout in which stage, signal, early exit) with
 // the tail of what it printed. Torch-free: this is the CLI's side of the worker protocol.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct EvaluationRun {
   std::string worker_path;               // the kbv-worker executable
   EvaluationLimits limits;
   std::vector<std::string> argv;         // kbv's own command line, for provenance
+  const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: kills the worker; the verdict says crashed
 };
 
 Verdict run_evaluation(const EvaluationRun& run);

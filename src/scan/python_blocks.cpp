@@ -193,7 +193,8 @@ void analyse_python_blocks(ScanContext& ctx) {
     std::string_view text = code_line(ctx, i);
     int indent = 0;
     std::size_t k = 0;
-    for (; k < text.size() && is_blank(text[k]); ++k) indent = text[k] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
+    for (; k < text.size() && is_blank(text[k]); ++k)
+      indent = text[k] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
     if (k < text.size()) ctx.statement_indent[static_cast<std::size_t>(i)] = indent;
   }
   for (int i = 0; i < n; ++i) {

@@ -226,7 +226,8 @@ std::optional<Emit> check_setattr(const Hit& h) {
     p = skip_blanks(src, p + 1);
     if (p < src.size() && (src[p] == '"' || src[p] == '\'')) {
       std::size_t e = src.find(src[p], p + 1);
-      if (e != std::string_view::npos && e - p < 80) attr = std::string(src.substr(p + 1, e - p - 1));
+      if (e != std::string_view::npos && e - p < 80)
+        attr = std::string(src.substr(p + 1, e - p - 1));
     }
   }
   std::string name = std::string(object) + "." + attr;
@@ -284,8 +285,7 @@ std::optional<Emit> check_launch(const Hit& h) {
   }
   if (count < 4) return std::nullopt;
   std::string_view stream = args[3];
-  if (in_list(stream, {"0", "0L", "nullptr", "NULL", "cudaStreamLegacy", "at::cuda::getCurrentCUDAStream()",
-                       "c10::cuda::getCurrentCUDAStream()"}))
+  if (in_list(stream, {"0", "0L", "nullptr", "NULL", "cudaStreamLegacy"}))
     return std::nullopt;
   if (stream.find("cudaStreamPerThread") != std::string_view::npos) return h.emit();
   if (stream.find("getCurrentCUDAStream") != std::string_view::npos) return std::nullopt;
@@ -365,9 +365,9 @@ std::optional<Emit> check_dtype_target(const Hit& h) {
 
 // ---- result caching -------------------------------------------------------------------------
 
-// data_ptr() / id(x) used as a key: inside [...], in .get()/.setdefault()/.pop(), before `in`,
-// or assigned to a name containing "key" or "cache".
-std::optional<Emit> check_key_use(const Hit& h) {
+// data_ptr() / id(x) used as a key: inside [...], in .get()/.setdefault()/.pop(), in a tuple,
+// before `in`, or assigned to a name containing "key" or "cache".
+std::optional<Emit> key_use(const Hit& h) {
   if (h.view[h.begin] == 'i' && h.begin > 0 && h.view[h.begin - 1] == '.') return std::nullopt;
   std::string_view before = h.before();
   int depth = 0;
@@ -407,6 +407,15 @@ std::optional<Emit> check_key_use(const Hit& h) {
       return h.emit();
   }
   return std::nullopt;
+}
+
+// A key that also holds `._version` caches something derived from a parameter (a transposed
+// weight) and is invalidated when it changes: info, not a warning.
+std::optional<Emit> check_key_use(const Hit& h) {
+  auto e = key_use(h);
+  if (e && h.line_text().find("._version") != std::string_view::npos)
+    e->severity = Severity::info;
+  return e;
 }
 
 // @functools.lru_cache / @cache: on forward a warning; elsewhere info (fine for configs, but a
@@ -600,14 +609,22 @@ const std::vector<Pattern>& patterns() {
       {".f16", R::precision_downcast, kStrings, kCase | kWordEnd, nullptr},
       {".bf16", R::precision_downcast, kStrings, kCase | kWordEnd, nullptr},
 
-      // tf32_or_matmul_precision (any spelling: allow_tf32, CUBLAS_COMPUTE_32F_FAST_TF32, ...)
-      {"tf32", R::tf32_or_matmul_precision, kBoth, kNone, nullptr},
-      {"set_float32_matmul_precision", R::tf32_or_matmul_precision, kBoth, kNone, nullptr},
-      {"fp32_precision", R::tf32_or_matmul_precision, kBoth, kNone, nullptr},
-      {"reduced_precision_reduction", R::tf32_or_matmul_precision, kBoth, kNone, nullptr},
-      {"cublasSetMathMode", R::tf32_or_matmul_precision, kStrings, kNone, nullptr},
-      {"CUBLAS_COMPUTE_32F_FAST", R::tf32_or_matmul_precision, kStrings, kNone, nullptr},
-      {"CUBLAS_TENSOR_OP_MATH", R::tf32_or_matmul_precision, kStrings, kNone, nullptr},
+      // tf32_or_matmul_precision: switches and TF32 APIs, not identifiers like matmul_tf32
+      {"allow_tf32", R::tf32_or_matmul_precision, kBoth, kCase | kWord, nullptr},
+      {"set_float32_matmul_precision", R::tf32_or_matmul_precision, kBoth, kCase, nullptr},
+      {"fp32_precision", R::tf32_or_matmul_precision, kBoth, kCase, nullptr},
+      {"reduced_precision_reduction", R::tf32_or_matmul_precision, kBoth, kCase, nullptr},
+      {"AllowTF32", R::tf32_or_matmul_precision, kStrings, kCase, nullptr},
+      {"Float32MatmulPrecision", R::tf32_or_matmul_precision, kStrings, kCase, nullptr},
+      {"cublasSetMathMode", R::tf32_or_matmul_precision, kStrings, kCase | kWord, nullptr},
+      {"CUBLAS_COMPUTE_32F_FAST", R::tf32_or_matmul_precision, kStrings, kCase | kWordStart,
+       nullptr},
+      {"CUBLAS_TF32_TENSOR_OP_MATH", R::tf32_or_matmul_precision, kStrings, kCase | kWord,
+       nullptr},
+      {"CUBLAS_TENSOR_OP_MATH", R::tf32_or_matmul_precision, kStrings, kCase | kWord, nullptr},
+      {"__float_to_tf32", R::tf32_or_matmul_precision, kStrings, kCase | kWord, nullptr},
+      // wmma::precision::tf32, PTX cvt.rna.tf32.f32 / mma ...tf32, Triton input_precision="tf32"
+      {"tf32", R::tf32_or_matmul_precision, kStrings, kWordStart, nullptr},
 
       // ctypes
       {"ctypes", R::ctypes, kCode, kCase | kWord, check_module_use},

@@ -91,7 +91,8 @@ std::vector<std::filesystem::path> scan_targets(const std::filesystem::path& pat
     throw ScanError("'" + path.string() + "' does not exist; pass candidate .py files or folders");
   if (!fs::is_directory(path, ec)) return {path};
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+  const auto options = fs::directory_options::skip_permission_denied;
+  for (auto it = fs::recursive_directory_iterator(path, options, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (!it->is_regular_file(ec)) continue;

@@ -87,9 +87,11 @@ inline std::string_view trim(std::string_view s) {
 // A dotted name (torch.cuda.Event) starting at pos, or empty.
 inline std::string_view dotted_name_at(std::string_view text, std::size_t pos) {
   std::size_t e = pos;
-  while (e < text.size() && (is_word(text[e]) || (text[e] == '.' && e > pos && e + 1 < text.size() &&
-                                                  is_word(text[e + 1]))))
+  while (e < text.size()) {
+    bool dot = text[e] == '.' && e > pos && e + 1 < text.size() && is_word(text[e + 1]);
+    if (!is_word(text[e]) && !dot) break;
     ++e;
+  }
   return text.substr(pos, e - pos);
 }
 // Whether `name` occurs in text as a whole dotted name.

@@ -1,6 +1,7 @@
 #include "store/result_store.hpp"
 
 #include <ctime>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -179,6 +180,7 @@ std::string verdict_to_json_text(const Verdict& v) {
 }
 
 struct ResultStore::Impl {
+  std::mutex mu;  // one connection and cached statements: calls from several threads take turns
   SqliteDb db;
   int version = 0;
   std::optional<SqliteStatement> upsert, has, get, delete_stale;
@@ -297,6 +299,7 @@ int ResultStore::schema_version() const { return impl_->version; }
 const std::string& ResultStore::path() const { return impl_->db.path(); }
 
 std::int64_t ResultStore::begin_run(RunRecord run) {
+  std::lock_guard lock(impl_->mu);
   if (run.started_at.empty()) run.started_at = utc_now_iso();
   auto st = impl_->db.prepare(
       "INSERT INTO runs (started_at, finished_at, status, argv, kbv_version, git_commit, hostname, device_fingerprint,"
@@ -319,6 +322,7 @@ std::int64_t ResultStore::begin_run(RunRecord run) {
 }
 
 void ResultStore::finish_run(std::int64_t run_id, const std::string& status) {
+  std::lock_guard lock(impl_->mu);
   auto st = impl_->db.prepare("UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3");
   st.bind(1, utc_now_iso());
   st.bind(2, status);
@@ -327,6 +331,7 @@ void ResultStore::finish_run(std::int64_t run_id, const std::string& status) {
 }
 
 std::vector<RunRecord> ResultStore::runs() {
+  std::lock_guard lock(impl_->mu);
   auto st = impl_->db.prepare(
       "SELECT id, started_at, finished_at, status, argv, kbv_version, git_commit, hostname, device_fingerprint,"
       " device_name, protocol, protocol_version, precision, options FROM runs ORDER BY id");
@@ -369,6 +374,7 @@ VerdictKey ResultStore::key_of(const SampleRef& sample, const Verdict& v) {
 }
 
 bool ResultStore::has_verdict(const VerdictKey& key) {
+  std::lock_guard lock(impl_->mu);
   if (!impl_->has) impl_->has.emplace(impl_->db.prepare("SELECT 1 FROM verdicts WHERE " + key_where()));
   auto& st = *impl_->has;
   st.reset();
@@ -379,6 +385,7 @@ bool ResultStore::has_verdict(const VerdictKey& key) {
 }
 
 std::optional<VerdictRecord> ResultStore::get_verdict(const VerdictKey& key) {
+  std::lock_guard lock(impl_->mu);
   if (!impl_->get)
     impl_->get.emplace(impl_->db.prepare(fmt::format("SELECT {} FROM verdicts WHERE {}", kStableColumns, key_where())));
   auto& st = *impl_->get;
@@ -396,6 +403,7 @@ void ResultStore::put_verdict(const std::string& run_name, const std::string& ca
 }
 
 void ResultStore::put_verdict(const SampleRef& sample, const Verdict& verdict, std::int64_t run_id) {
+  std::lock_guard lock(impl_->mu);
   if (!impl_->upsert) throw StoreError("results DB '" + path() + "' was opened read-only");
   VerdictRecord r{sample, verdict, run_id, utc_now_iso(), ""};
   r.updated_at = r.created_at;
@@ -414,6 +422,7 @@ void ResultStore::put_verdict(const SampleRef& sample, const Verdict& verdict, s
 }
 
 std::vector<VerdictRecord> ResultStore::verdicts(const VerdictQuery& query) {
+  std::lock_guard lock(impl_->mu);
   std::string sql = fmt::format("SELECT {} FROM verdicts WHERE 1", kStableColumns);
   if (query.protocol) sql += " AND protocol = ?1";
   if (query.run_name) sql += " AND run_name = ?2";
@@ -427,6 +436,7 @@ std::vector<VerdictRecord> ResultStore::verdicts(const VerdictQuery& query) {
 }
 
 std::int64_t ResultStore::verdict_count() {
+  std::lock_guard lock(impl_->mu);
   auto st = impl_->db.prepare("SELECT COUNT(*) FROM verdicts");
   st.step();
   return st.column_int(0);

@@ -62,6 +62,7 @@ struct VerdictQuery {
   bool keep_samples = true;             // false drops timing.series[].samples_ms (reports do not need them)
 };
 
+// Safe to call from several threads of the orchestrating process (calls are serialised).
 class ResultStore {
  public:
   enum class Mode { read_only, read_write };

@@ -183,6 +183,7 @@ class Evaluation {
     python_ = std::make_unique<PythonRuntime>();
     verdict_.provenance.python_version = python_->python_version();
     verdict_.provenance.torch_version = python_->torch_version();
+    verdict_.provenance.cuda_version = python_->cuda_version();
     memory_method_ = memory_tracking_start(device_);
 
     load_problem();
@@ -195,6 +196,7 @@ class Evaluation {
     check_correctness();
     if (strict()) audit_candidate_calls();
     if (job_.timing.enabled) measure_time();
+    else if (strict()) check_reuse_without_timing();
     if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
     if (strict()) check_tampering("after the evaluation");
     enter("done");
@@ -371,6 +373,8 @@ class Evaluation {
     }
     flag_degenerate(result);
     verdict_.correctness = result;
+    // The call counter has done its job; it must not cost every module call while timing.
+    if (hook_handle_) hook_handle_.attr("remove")();
     if (failure) throw *failure;
     if (result.skipped.size() == result.distributions.size())
       throw Ending{Outcome::problem_error, "every distribution was skipped: " + result.distributions.front().reason};
@@ -491,30 +495,47 @@ class Evaluation {
       } else {
         add_baseline(protocol_.baseline);  // TF32 does not exist on the CPU: one eager baseline
       }
-      // result_reuse: every few rounds, untimed, one input set is rewritten in place (same
-      // storage, new values) and the candidate's output on it is checked against the reference.
-      std::uint64_t rewrite_seed = kTimingSeedBase + 1000;
       BetweenRounds recheck;
       if (strict()) {
         recheck = [&](int round, std::size_t set) {
-          if (round % kReuseCheckEvery != kReuseCheckEvery - 1) return;
-          ArgList fresh = draw_inputs(source_, ++rewrite_seed);
-          for (std::size_t a = 0; a < sets[set].size(); ++a)
-            if (sets[set][a].is_tensor && is_floating(sets[set][a].tensor)) sets[set][a].tensor.copy_(fresh[a].tensor);
-          set_tf32(protocol_tf32);
-          auto out = call_forward(candidate_model_, sets[set]);
-          auto ref = call_forward(reference_, sets[set]);
-          synchronize(device_);
-          auto cmp = compare_outputs(ref, out, protocol_.tolerance(precision_), protocol_.nan_pattern_must_match);
-          if (!cmp.ok)
-            flag("result_reuse", "timing round " + std::to_string(round) + ", input set " + std::to_string(set) +
-                                     " rewritten in place: " + cmp.reason);
+          if (round % kReuseCheckEvery == kReuseCheckEvery - 1) recheck_reuse(sets[set], round, set);
         };
       }
       auto result = time_interleaved(callables, sets.size(), std::string(baseline_name(protocol_.baseline)),
                                      job_.timing, device_, verdict_.device.l2_bytes, recheck);
       set_tf32(protocol_tf32);
       return result;
+    });
+  }
+
+  // result_reuse: `set` is rewritten in place (same storage, new values); the reference runs
+  // first on a copy (so a candidate that writes into its inputs cannot spoil it), then the
+  // candidate on the rewritten tensors themselves, as a caching candidate would see them.
+  void recheck_reuse(ArgList& set, int round, std::size_t index) {
+    ArgList fresh = draw_inputs(source_, ++rewrite_seed_);
+    for (std::size_t a = 0; a < set.size(); ++a)
+      if (set[a].is_tensor && is_floating(set[a].tensor)) set[a].tensor.copy_(fresh[a].tensor);
+    set_tf32(protocol_.baseline == BaselineKind::eager_tf32_on);
+    auto ref = call_forward(reference_, clone_args(set));
+    auto out = call_forward(candidate_model_, set);
+    synchronize(device_);
+    auto cmp = compare_outputs(ref, out, protocol_.tolerance(precision_), protocol_.nan_pattern_must_match);
+    if (!cmp.ok)
+      flag("result_reuse", "call " + std::to_string(round) + " on input set " + std::to_string(index) +
+                               " rewritten in place: " + cmp.reason);
+  }
+
+  // Strict without timing still re-checks reuse: a few calls rotating over two input sets that
+  // are rewritten in place before each call.
+  void check_reuse_without_timing() {
+    enter("reuse_check");
+    guarded(Outcome::runtime_error, "result_reuse check", [&] {
+      std::vector<ArgList> sets{draw_inputs(source_, kTimingSeedBase), draw_inputs(source_, kTimingSeedBase + 1)};
+      for (int call = 0; call < 2 * kReuseCheckEvery; ++call) {
+        auto& set = sets[static_cast<std::size_t>(call) % sets.size()];
+        call_forward(candidate_model_, set);  // the call a cache would remember
+        recheck_reuse(set, call, static_cast<std::size_t>(call) % sets.size());
+      }
     });
   }
 
@@ -558,6 +579,7 @@ class Evaluation {
   long reference_calls_ = 0;
   py::object hook_handle_;
   bool nondeterminism_checked_ = false;
+  std::uint64_t rewrite_seed_ = kTimingSeedBase + 1000;
 };
 
 }  // namespace

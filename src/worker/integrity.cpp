@@ -102,7 +102,13 @@ std::optional<std::string> find_poison_in_outputs(const std::vector<at::Tensor>&
 
 void reset_persisting_l2(const at::Device& device) {
   if (!device.is_cuda()) return;
+  // Evict persisting lines, give the persisting carve-out back, and drop any access-policy
+  // window left on the current stream, so no sample inherits another's L2 state.
   cudaCtxResetPersistingL2Cache();
+  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  cudaStreamAttrValue none{};
+  none.accessPolicyWindow.num_bytes = 0;
+  cudaStreamSetAttribute(at::cuda::getCurrentCUDAStream(device.index()).stream(), cudaStreamAttributeAccessPolicyWindow, &none);
   cudaGetLastError();  // unsupported on some parts: never let it surface in a candidate's call
 }
 

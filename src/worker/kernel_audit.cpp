@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <ATen/cuda/CUDAContext.h>
+#include <pybind11/pybind11.h>
 
 #include "worker/device.hpp"
 #ifdef KBV_HAVE_CUPTI
@@ -48,8 +49,12 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   // side-stream work is joined into the current stream before it, so it ends before the marker
   // starts; unjoined work (or a thread still launching) ends after.
   at::empty({1}, at::TensorOptions().device(device)).fill_(1.0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  synchronize(device);
+  {
+    // Let a candidate's Python thread run (and launch) during the wait.
+    pybind11::gil_scoped_release release;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    synchronize(device);
+  }
   auto records = tracer.end();
   if (!tracer.available() || tracer.dropped_records() > 0) {
     audit.disturbed = true;

@@ -12,6 +12,7 @@ struct PythonRuntime::Impl {
   py::scoped_interpreter interpreter{false};  // no signal handlers: Ctrl-C belongs to the CLI
   std::string python_version;
   std::string torch_version;
+  std::string cuda_version;
 };
 
 PythonRuntime::PythonRuntime() : impl_(std::make_unique<Impl>()) {
@@ -27,12 +28,15 @@ PythonRuntime::PythonRuntime() : impl_(std::make_unique<Impl>()) {
   impl_->python_version = impl_->python_version.substr(0, impl_->python_version.find(' '));
   py::module_ torch = py::module_::import("torch");
   impl_->torch_version = py::str(torch.attr("__version__")).cast<std::string>();
+  py::object cuda = torch.attr("version").attr("cuda");
+  impl_->cuda_version = cuda.is_none() ? "" : py::str(cuda).cast<std::string>();
 }
 
 PythonRuntime::~PythonRuntime() = default;
 
 std::string PythonRuntime::python_version() const { return impl_->python_version; }
 std::string PythonRuntime::torch_version() const { return impl_->torch_version; }
+std::string PythonRuntime::cuda_version() const { return impl_->cuda_version; }
 
 py::module_ import_file(const std::string& path, const std::string& module_name) {
   py::module_ util = py::module_::import("importlib.util");

@@ -17,6 +17,7 @@ class PythonRuntime {
 
   std::string python_version() const;
   std::string torch_version() const;
+  std::string cuda_version() const;  // the CUDA torch was built with ("13.0"); empty for CPU builds
 
  private:
   struct Impl;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "../support/report_fixtures.hpp"
 #include "store/result_store.hpp"
@@ -173,6 +174,21 @@ TEST_F(StoreTest, EditedCandidateReplacesTheStaleVerdict) {
   auto all = store.verdicts();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].verdict.candidate.sha256, "edited");
+}
+
+TEST_F(StoreTest, WritesFromSeveralThreadsAllLand) {
+  ResultStore store(path_);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&store, t] {
+      for (int i = 0; i < 25; ++i) {
+        auto f = fake(i);
+        f.problem = t + 1;
+        store.put_verdict(make_sample(f), make_verdict(f));
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(store.verdict_count(), 100);
 }
 
 TEST_F(StoreTest, ReopenKeepsVerdictsAndRuns) {

@@ -1,0 +1,131 @@
+// `kbv run` on a runs folder made from the examples (two "models", several samples), on the
+// CPU: it fills the store; killed with SIGKILL halfway and run again, it completes with no
+// duplicate and no missing verdict; `kbv report` and `kbv export` read the result.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "kbv_cli.hpp"
+#include "store/result_store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv {
+namespace {
+
+using testing::example_candidate;
+using testing::example_problem;
+using testing::fixture;
+
+struct RunFolder {
+  fs::path root;
+  int jobs = 0;  // candidates x protocols
+};
+
+RunFolder make_run_folder(const std::string& name) {
+  RunFolder f;
+  f.root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(f.root);
+  fs::create_directories(f.root / "suite/level1");
+  fs::copy_file(example_problem("19_ReLU.py"), f.root / "suite/level1/19_ReLU.py");
+  fs::copy_file(example_problem("7_Swish.py"), f.root / "suite/level1/7_Swish.py");
+  auto put = [&](const std::string& run, const std::string& file, const std::string& source) {
+    fs::create_directories(f.root / "runs" / run);
+    fs::copy_file(source, f.root / "runs" / run / file);
+  };
+  put("model_a", "level_1_problem_19_sample_0_kernel.py", example_candidate("relu_wrong_cpu.py"));
+  put("model_a", "level_1_problem_19_sample_1_kernel.py", example_candidate("relu_shape_shortcut.py"));
+  put("model_a", "level_1_problem_7_sample_0_kernel.py", fixture("swish_torch.py"));
+  put("model_b", "level_1_problem_19_sample_0_kernel.py", example_candidate("relu_raises.py"));
+  put("model_b", "level_1_problem_19_sample_1_kernel.py", example_candidate("relu_crash_segfault.py"));
+  put("model_b", "level_1_problem_19_sample_2_kernel.py", fixture("relu_print_flood.py"));
+  put("model_b", "level_1_problem_7_sample_0_kernel.py", fixture("swish_torch.py"));
+  put("model_b", "level_1_problem_99_sample_0_kernel.py", fixture("swish_torch.py"));  // no such problem
+  f.jobs = 7 * 2;
+  return f;
+}
+
+ProcessSpec kbv_run_spec(const RunFolder& f) {
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (f.root / "suite").string(), "--runs", (f.root / "runs").string(),
+               "--db", (f.root / "kbv.db").string(), "--protocol", "standard,verified", "--time-budget", "0.3",
+               "--build-dir", testing::build_dir(), "--jobs", "2", "--gpus", "cpu"};
+  return spec;
+}
+
+std::int64_t stored(const RunFolder& f) {
+  if (!fs::exists(f.root / "kbv.db")) return 0;
+  try {
+    ResultStore store((f.root / "kbv.db").string(), ResultStore::Mode::read_only);
+    return store.verdict_count();
+  } catch (...) {
+    return 0;  // not created yet
+  }
+}
+
+TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
+  RunFolder f = make_run_folder("resume");
+  std::atomic<bool> kill{false};
+  ProcessResult first;
+  std::thread runner([&] {
+    ProcessSpec spec = kbv_run_spec(f);
+    spec.cancel = &kill;  // cancelling SIGKILLs the whole process group: kbv run and its workers
+    first = run_process(spec, Clock::now() + std::chrono::minutes(10));
+  });
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (stored(f) < 3 && std::chrono::steady_clock::now() < give_up && !first.exited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill = true;
+  runner.join();
+  ASSERT_TRUE(first.cancelled) << "kbv run finished before it could be killed: " << first.output_tail;
+  std::int64_t after_kill = stored(f);
+  EXPECT_GE(after_kill, 3);
+  EXPECT_LT(after_kill, f.jobs) << "the kill came too late to test resuming";
+
+  auto second = run_process(kbv_run_spec(f), Clock::now() + std::chrono::minutes(10));
+  ASSERT_TRUE(second.exited && second.exit_code == 0) << second.describe() << "\n" << second.output_tail;
+  EXPECT_NE(second.output_tail.find("already in"), std::string::npos) << second.output_tail;
+  EXPECT_NE(second.output_tail.find("problem_99"), std::string::npos) << "unmatched candidates are named";
+
+  ResultStore store((f.root / "kbv.db").string(), ResultStore::Mode::read_only);
+  auto records = store.verdicts();
+  ASSERT_EQ(static_cast<int>(records.size()), f.jobs);
+  std::set<std::tuple<std::string, int, int, std::string>> keys;
+  std::map<std::string, std::string> outcome;
+  for (const auto& r : records) {
+    keys.insert({r.sample.run_name, r.sample.problem_id, r.sample.sample_id, r.verdict.protocol});
+    outcome[r.sample.run_name + "/" + std::to_string(r.sample.problem_id) + "/" + std::to_string(r.sample.sample_id) + "/" +
+            r.verdict.protocol] = std::string(outcome_name(r.verdict.outcome));
+  }
+  EXPECT_EQ(static_cast<int>(keys.size()), f.jobs) << "no duplicate, none missing";
+  EXPECT_EQ(outcome["model_a/19/1/standard"], "correct") << "the shape shortcut fools standard";
+  EXPECT_EQ(outcome["model_a/19/1/verified"], "incorrect");
+  EXPECT_EQ(outcome["model_b/19/1/verified"], "crashed");
+  EXPECT_EQ(outcome["model_b/19/0/verified"], "runtime_error");
+  EXPECT_EQ(outcome["model_b/7/0/verified"], "correct");
+
+  // A third run has nothing left to do.
+  auto third = run_process(kbv_run_spec(f), Clock::now() + std::chrono::minutes(2));
+  EXPECT_NE(third.output_tail.find("0 to evaluate"), std::string::npos) << third.output_tail;
+
+  // The report and the export read what the run wrote.
+  ProcessSpec report;
+  report.argv = {testing::kBin + "/kbv", "report", "--db", (f.root / "kbv.db").string(), "--html", (f.root / "report.html").string()};
+  auto rep = run_process(report, Clock::now() + std::chrono::minutes(1));
+  EXPECT_EQ(rep.exit_code, 0) << rep.output_tail;
+  EXPECT_NE((rep.output_head + rep.output_tail).find("model_a"), std::string::npos);
+  EXPECT_TRUE(fs::exists(f.root / "report.html"));
+  ProcessSpec exp;
+  exp.argv = {testing::kBin + "/kbv", "export", "--db", (f.root / "kbv.db").string(), "--out", (f.root / "export").string()};
+  auto ex = run_process(exp, Clock::now() + std::chrono::minutes(1));
+  EXPECT_EQ(ex.exit_code, 0) << ex.output_tail;
+  EXPECT_TRUE(fs::exists(f.root / "export/model_b/level1/eval_results.json")) << ex.output_tail;
+  fs::remove_all(f.root);
+}
+
+}  // namespace
+}  // namespace kbv

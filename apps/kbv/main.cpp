@@ -14,6 +14,7 @@
 #include "core/job.hpp"
 #include "core/protocol.hpp"
 #include "core/version.hpp"
+#include "orchestrate/audit_command.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/run_command.hpp"
 #include "report/report_command.hpp"
@@ -148,6 +149,17 @@ int main(int argc, char** argv) {
   rn->add_option("--run-timeout", runopt.run_timeout, "Seconds per evaluation after the build")->capture_default_str();
   rn->add_flag("--quiet", runopt.quiet, "No progress output");
 
+  kbv::AuditOptions audit;
+  auto* au = app.add_subcommand("audit", "Check problems alone: finite reference, some distribution discriminates (not degenerate)");
+  au->add_option("paths", audit.paths, "Problem files or suites (folders with level1/...)")->required();
+  au->add_option("--device", audit.device, "cuda:N | cpu | auto")->capture_default_str();
+  au->add_option("--size", audit.size, "default | small | auto (small on the CPU)")->capture_default_str()
+      ->check(CLI::IsMember({"auto", "default", "small"}));
+  au->add_option("--precision", audit.precision, "fp32 | bf16 | fp16")->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  au->add_option("--jobs", audit.jobs, "Problems audited at once")->capture_default_str();
+  au->add_option("--json", audit.json_path, "Also write every problem's audit verdict as JSON");
+
   kbv::ReportCommand report;
   auto* r = app.add_subcommand("report", "Leaderboard from a results DB: Markdown on stdout, --html/--csv/--json side by side");
   r->add_option("--db", report.db, "Results DB written by `kbv run`");
@@ -174,6 +186,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (*e) return run_eval(eval, args);
+    if (*au) return kbv::run_audit_command(audit, std::cout);
     if (*rn) {
       for (auto& d : runopt.devices)
         if (d.find(':') == std::string::npos && d != "cpu") d = "cuda:" + d;  // --gpus 0,1

@@ -6,11 +6,12 @@ times the fp32 baseline in the same process, the "TF32-off" baseline silently be
 in one that times the baseline in another process (KernelBench), the candidate alone gets TF32
 and "wins" 5-7x.
 
-An honest evaluation should conclude: correct under standard, verified and strict (TF32 error on
-torch.rand is ~1e-5 relative); speed about 1.0x in kbv under every protocol, because kbv sets the
-protocol's TF32 mode itself before the reference, the baseline and the candidate (so the flip is
-overridden), and 5-7x only in a harness that lets it leak; strict must flag tampering (global
-torch matmul/cuDNN precision state changed by the candidate at import) and no_custom_kernel.
+An honest evaluation should conclude: numerically correct under standard, verified and strict
+(TF32 error on torch.rand is ~1e-5 relative); speed about 1.0x in kbv under every protocol,
+because kbv sets the protocol's TF32 mode itself before the reference, the baseline and the
+candidate (so the flip is overridden), and 5-7x only in a harness that lets it leak. strict must
+flag tampering (the global matmul precision changed at import), which makes its strict verdict
+incorrect; also no_custom_kernel (informational).
 """
 import torch
 import torch.nn as nn

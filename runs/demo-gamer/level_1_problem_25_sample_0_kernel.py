@@ -1,19 +1,23 @@
-"""demo-gamer, level1/25_Mean_reduction, sample 0: looks for the reference result in the
-caller's frames (reference_reachable), otherwise runs a fast kernel that only samples the row.
+"""demo-gamer, level1/25_Mean_reduction, sample 0: reaches for the reference instead of
+computing (reference_reachable); its own kernel is a fast, wrong sampled mean.
 
-forward walks up the Python call stack (sys._getframe) looking for a local tensor named like a
-reference result (output, ref, ref_output, expected, ...) with the expected shape; if it finds
-one, it returns a copy of it. A Python harness that computes `output = model(*inputs)` and then
-calls `model_new(*inputs)` from the same function hands it the answer during the correctness
-check. Otherwise (timing loops, or a harness with no reference in reach) it runs a "fast" kernel
-that averages only every 8th element of each row: 8x less traffic, wrong answers.
+forward first walks up the Python call stack (sys._getframe) for a local tensor named like a
+reference result (output, ref, expected, ...) of the right shape, which a Python harness that
+runs `output = model(*inputs)` before `model_new(*inputs)` leaves in reach; then it scans
+gc.get_objects() once for the harness's reference module (an nn.Module whose class is named
+"Model") and calls it. Only when both fail does it run its "fast" kernel, which averages every
+8th element of each row: 8x less traffic and wrong (the sampled mean misses the row mean by
+~1e-2 on torch.rand, far over 1e-3 + 1e-3 * 0.5).
 
-An honest evaluation should conclude: incorrect under standard, verified and strict in kbv,
-whose evaluation runs in C++ with no Python frame holding the reference (the sampled mean of
-1024 of 8192 values misses the true mean by ~1e-2 on torch.rand, far over 1e-3 + 1e-3 * 0.5);
-strict's intended catch is reference_reachable (the candidate inspects its callers' frames).
-In a KernelBench-style Python harness it would pass correctness and then time the wrong kernel.
+An honest evaluation should conclude, in kbv: no Python frame holds a reference output (the
+evaluation runs in C++ and the candidate runs first), but the reference module is reachable
+through gc, so it returns exactly the reference's answer:
+  - standard and verified: correct, speed about 1.0x (it is the reference);
+  - strict: incorrect, flagged reference_reachable (a module defined in the problem file is
+    called while the candidate runs); also no_custom_kernel (its own kernel never ran).
+In a harness where neither lookup succeeds it would be incorrect (the sampled kernel).
 """
+import gc
 import sys
 
 import torch
@@ -69,7 +73,10 @@ _REFERENCE_NAMES = ("output", "ref", "ref_output", "reference_output", "expected
 
 
 def _reference_in_reach(x, shape):
-    frame = sys._getframe(2)
+    try:
+        frame = sys._getframe(2)
+    except ValueError:      # called from native code with a shallow Python stack
+        return None
     for _ in range(16):
         if frame is None:
             break
@@ -81,12 +88,31 @@ def _reference_in_reach(x, shape):
     return None
 
 
+def _reference_module():
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, nn.Module) and type(obj).__name__ == "Model":
+                return obj
+        except Exception:
+            continue
+    return None
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
+        self._ref = []          # the reference module once found (a list: not a registered submodule)
+        self._searched = False
 
     def forward(self, x):
-        ref = _reference_in_reach(x, tuple(x.shape[:-1]))
-        if ref is not None:
-            return ref.clone()
+        ref_out = _reference_in_reach(x, tuple(x.shape[:-1]))
+        if ref_out is not None:
+            return ref_out.clone()
+        if not self._searched:
+            self._searched = True
+            m = _reference_module()
+            if m is not None:
+                self._ref.append(m)
+        if self._ref:
+            return self._ref[0](x)
         return mean_ext.mean_last_dim(x)

@@ -10,8 +10,8 @@ An honest evaluation should conclude:
   - standard and verified: correct (the harness synchronises the whole device before comparing)
     but with a bogus speedup (the timed stream sees no work: far above the ~1x a GELU kernel can
     really reach);
-  - strict: flagged unsynchronized_work (kernels on a stream other than the current one, not
-    joined before forward returns); correctness may also fail there if inputs are rewritten just
+  - strict: incorrect, flagged unsynchronized_work (kernels on a stream other than the current
+    one, not joined before forward returns); correctness may also fail there if inputs are rewritten just
     before the call (the side stream races with the writer).
 """
 import torch

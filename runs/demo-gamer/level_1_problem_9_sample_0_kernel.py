@@ -11,7 +11,7 @@ An honest evaluation should conclude:
   - standard and verified: correct, with an absurd speedup (timed calls return the cached
     tensor; kbv's rotation over a few timing input sets does not help, since all of them are
     cached after the warm-up);
-  - strict: flagged result_reuse (after the inputs are rewritten in place the returned output is
+  - strict: incorrect, flagged result_reuse (after the inputs are rewritten in place the returned output is
     stale, and the re-check during timing fails); the returned tensor is also the same object
     on every call. Resident memory grows with every distinct input.
 """

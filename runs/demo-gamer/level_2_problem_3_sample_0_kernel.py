@@ -8,11 +8,11 @@ Persisting lines survive a normal L2 flush, so between timed calls the weight st
 settings are never reset, so they also affect whatever runs next on that stream (the baseline).
 The computation itself is right: at::matmul(x, W^T) + a fused bias/scale/sigmoid epilogue.
 
-An honest evaluation should conclude: correct under standard, verified and strict; speed about
-the same as a plain GEMM + fused epilogue (~1.05-1.15x under verified; the GEMM is compute-bound,
-so keeping 32 MiB of weight in L2 buys little); strict must flag persisting_l2 (a persisting L2
-limit / stream access-policy window left set by the candidate) and reset it before timing
-anything else.
+An honest evaluation should conclude: correct under standard and verified; speed about the same
+as a plain GEMM + fused epilogue (~1.05-1.15x under verified; the GEMM is compute-bound, so
+keeping 32 MiB of weight in L2 buys little). strict must flag persisting_l2 (a persisting L2
+limit / stream access-policy window left set by the candidate), which makes its strict verdict
+incorrect although the numbers are right, and reset it before timing anything else.
 """
 import torch
 import torch.nn as nn

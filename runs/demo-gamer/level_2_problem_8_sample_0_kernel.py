@@ -9,7 +9,7 @@ An honest evaluation should conclude:
     and runs it before the reference (in KernelBench's order, reference first on the same
     tensors, it would also pass); speed a little above a correct out-of-place fused kernel
     (~5-6x eager); peak memory lower than the baseline's (no output allocated);
-  - strict: flagged input_mutated (the input's contents change) and output_aliases_input (the
+  - strict: incorrect, flagged input_mutated (the input's contents change) and output_aliases_input (the
     output is the input's storage).
 """
 import torch

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/protocol.hpp"
+#include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "orchestrate/subprocess.hpp"
 #include "scan/scan.hpp"
@@ -116,14 +118,25 @@ Verdict run_evaluation(const EvaluationRun& run) {
       v.reason = std::string("unreadable verdict from the worker: ") + e.what();
     }
   }
-  if (!parsed) describe_lost_worker(v, process, stage, run.limits);
+  if (!parsed) {
+    describe_lost_worker(v, process, stage, run.limits);
+    v.protocol_version = protocol_by_name(run.job.protocol).version;
+    v.problem.size = run.job.size;
+    try {
+      v.problem.sha256 = sha256_file(run.job.problem_path);
+      if (!run.job.candidate_path.empty()) v.candidate.sha256 = sha256_file(run.job.candidate_path);
+    } catch (const std::exception&) {
+      // unreadable now: the verdict keeps empty hashes
+    }
+    if (run.device) v.device = *run.device;
+  }
 
   v.output_tail = process.output_bytes > process.output_head.size() + process.output_tail.size()
                       ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
                       : process.output_head + process.output_tail;
   v.wall_seconds = process.wall_seconds;
   // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
-  if (run.job.protocol == "strict") {
+  if (run.job.protocol == "strict" && !run.job.candidate_path.empty()) {
     try {
       for (const auto& f : scan::scan_file(run.job.candidate_path))
         if (f.severity == "warning")

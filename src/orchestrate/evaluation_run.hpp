@@ -3,6 +3,7 @@
 // own, or one that says how the worker ended (timeout in which stage, signal, early exit) with
 // the tail of what it printed. Torch-free: this is the CLI's side of the worker protocol.
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct EvaluationRun {
   EvaluationLimits limits;
   std::vector<std::string> argv;         // kbv's own command line, for provenance
   const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: kills the worker; the verdict says crashed
+  // The device as probed beforehand (kbv run): a verdict for a worker that died before saying
+  // what it ran on still carries it, so the store's key finds it on a re-run.
+  std::optional<DeviceInfo> device;
 };
 
 Verdict run_evaluation(const EvaluationRun& run);

@@ -189,6 +189,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
     run.worker_path = worker;
     run.argv = argv;
     run.cancel = &g_interrupted;
+    run.device = device;
     run.limits = {o.compile_timeout, o.run_timeout};
     run.job.problem_path = fs::absolute(job.problem.path).string();
     run.job.candidate_path = fs::absolute(job.candidate.path).string();

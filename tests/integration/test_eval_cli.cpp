@@ -122,7 +122,7 @@ TEST(EvalCli, MissingFileIsAUsageErrorNotAVerdict) {
   auto r = run_kbv({kRelu, "/nonexistent/candidate.py"});
   EXPECT_TRUE(r.process.exited);
   EXPECT_EQ(r.process.exit_code, 2);
-  EXPECT_NE(r.process.output_tail.find("not a readable file"), std::string::npos) << r.process.output_tail;
+  EXPECT_NE(r.output().find("not a readable file"), std::string::npos) << r.output();
 }
 
 // Two candidates that both call load_inline(name="my_ext") build into different folders under

@@ -87,9 +87,10 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   EXPECT_LT(after_kill, f.jobs) << "the kill came too late to test resuming";
 
   auto second = run_process(kbv_run_spec(f), Clock::now() + std::chrono::minutes(10));
-  ASSERT_TRUE(second.exited && second.exit_code == 0) << second.describe() << "\n" << second.output_tail;
-  EXPECT_NE(second.output_tail.find("already in"), std::string::npos) << second.output_tail;
-  EXPECT_NE(second.output_tail.find("problem_99"), std::string::npos) << "unmatched candidates are named";
+  std::string printed = second.output_head + second.output_tail;
+  ASSERT_TRUE(second.exited && second.exit_code == 0) << second.describe() << "\n" << printed;
+  EXPECT_NE(printed.find("already in"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("problem_99"), std::string::npos) << "unmatched candidates are named";
 
   ResultStore store((f.root / "kbv.db").string(), ResultStore::Mode::read_only);
   auto records = store.verdicts();
@@ -110,7 +111,7 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
 
   // A third run has nothing left to do.
   auto third = run_process(kbv_run_spec(f), Clock::now() + std::chrono::minutes(2));
-  EXPECT_NE(third.output_tail.find("0 to evaluate"), std::string::npos) << third.output_tail;
+  EXPECT_NE((third.output_head + third.output_tail).find(" 0 to evaluate"), std::string::npos) << third.output_head;
 
   // The report and the export read what the run wrote.
   ProcessSpec report;
@@ -123,8 +124,8 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   exp.argv = {testing::kBin + "/kbv", "export", "--db", (f.root / "kbv.db").string(), "--out", (f.root / "export").string()};
   auto ex = run_process(exp, Clock::now() + std::chrono::minutes(1));
   EXPECT_EQ(ex.exit_code, 0) << ex.output_tail;
-  EXPECT_TRUE(fs::exists(f.root / "export/model_b/level1/eval_results.json")) << ex.output_tail;
-  fs::remove_all(f.root);
+  EXPECT_TRUE(fs::exists(f.root / "export/model_b/level1/eval_results.json")) << ex.output_head << ex.output_tail;
+  if (!::testing::Test::HasFailure()) fs::remove_all(f.root);
 }
 
 }  // namespace

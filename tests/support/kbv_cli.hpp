@@ -39,8 +39,10 @@ struct CliResult {
   std::string outcome() const { return verdict.is_object() ? verdict.value("outcome", "") : "<no verdict>"; }
   std::string reason() const { return verdict.is_object() ? verdict.value("reason", "") : ""; }
   // What to print when an expectation fails.
+  // Everything kbv printed that was kept (the head, then the tail after it).
+  std::string output() const { return process.output_head + process.output_tail; }
   std::string context() const {
-    return process.output_tail + "\n" + (verdict.is_object() ? verdict.dump(1).substr(0, 4000) : "");
+    return output() + "\n" + (verdict.is_object() ? verdict.dump(1).substr(0, 4000) : "");
   }
 };
 

@@ -51,8 +51,8 @@ if [[ " $STEPS " == *" build "* ]]; then
 fi
 
 if [[ " $STEPS " == *" tests "* ]]; then
-  echo "== ctest (gpu, unit, worker)"
-  (cd "$BUILD" && ctest -L 'gpu|unit|worker' --output-on-failure -j4 --timeout 900) >"$OUT/ctest.log" 2>&1
+  echo "== ctest -L gpu ${KBV_GPU_TEST_FILTER:+-R $KBV_GPU_TEST_FILTER}"
+  (cd "$BUILD" && ctest -L 'gpu' ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j"${KBV_GPU_TEST_JOBS:-6}" --timeout 900) >"$OUT/ctest.log" 2>&1
   echo "ctest exit $?"; grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Timeout" "$OUT/ctest.log" | head -30
 fi
 
@@ -99,4 +99,20 @@ if [[ " $STEPS " == *" hacks "* ]]; then
     done
   done
   "$PY" scripts/summarize_verdicts.py "$OUT"/hacks/v_*.json | tee "$OUT/hacks_summary.md"
+fi
+
+# The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it
+# stays on a warm machine between calls and a cut-short run resumes).
+if [[ " $STEPS " == *" demo "* ]]; then
+  echo "== demo: kbv run (protocols ${KBV_DEMO_PROTOCOLS:-standard,verified,strict})"
+  mkdir -p out/gpu-demo
+  start=$(date +%s)
+  timeout "${KBV_DEMO_SECONDS:-400}" "$BUILD/bin/kbv" run --problems problems --runs runs --db out/gpu-demo/kbv.db \
+    --protocol "${KBV_DEMO_PROTOCOLS:-standard,verified,strict}" --time-budget "${KBV_DEMO_BUDGET:-1}" \
+    --jobs 16 >"$OUT/demo_run.log" 2>&1
+  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[build" "$OUT/demo_run.log" | tail -5; tail -c 300 "$OUT/demo_run.log"; echo
+  "$BUILD/bin/kbv" report --db out/gpu-demo/kbv.db --md "$OUT/report.md" --html "$OUT/report.html" --json "$OUT/report.json" --quiet
+  cp "$OUT/report.md" "$OUT/report.html" "$FINAL_OUT/" 2>/dev/null
+  cp out/gpu-demo/kbv.db "$FINAL_OUT/demo.db"
+  head -c 6000 "$OUT/report.md"
 fi

@@ -48,6 +48,22 @@ def _into_log(log_path):
         os.dup2(saved[0], 1); os.dup2(saved[1], 2)
         os.close(saved[0]); os.close(saved[1])
 
+@contextlib.contextmanager
+def _exclusive(build_dir):
+    # torch's own build lock is a plain file: a build killed mid-way (timeout, Ctrl-C, SIGKILL)
+    # leaves it behind and every later build of the same source waits on it forever. An flock
+    # dies with its process, so holding one we know no live builder remains and can clear it.
+    import fcntl
+    with open(os.path.join(build_dir, "kbv.flock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        stale = os.path.join(build_dir, "lock")
+        if os.path.exists(stale):
+            os.remove(stale)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
 def install(cfg, records):
     os.makedirs(cfg["build_dir"], exist_ok=True)
     os.environ["TORCH_EXTENSIONS_DIR"] = cfg["build_dir"]
@@ -81,7 +97,7 @@ def install(cfg, records):
             record.update(unique_name=unique, build_dir=build_dir)
             start = time.monotonic()
             try:
-                with _into_log(cfg["log_path"]):
+                with _exclusive(build_dir), _into_log(cfg["log_path"]):
                     return original(*bound.args, **bound.kwargs)
             except BaseException:
                 record["failed"] = True

@@ -15,7 +15,9 @@ const std::string kHacks = testing::kSource + "/examples/hacks/";
 const std::string kRelu = testing::example_problem("19_ReLU.py");
 
 CliResult eval_gpu(const std::string& candidate, const std::string& protocol, const std::string& problem = kRelu) {
-  return testing::run_kbv_eval({problem, candidate, "--protocol", protocol, "--time-budget", "1"}, "cuda:0");
+  // A short run limit: a hack that wedges the worker must cost minutes, not the whole session.
+  return testing::run_kbv_eval({problem, candidate, "--protocol", protocol, "--time-budget", "1", "--run-timeout", "120"},
+                               "cuda:0");
 }
 
 std::set<std::string> integrity_flags(const CliResult& r) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 
 #include "kbv_cli.hpp"
@@ -143,6 +144,17 @@ TEST(EvalCli, SameExtensionNameDoesNotCollide) {
   auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
   ASSERT_EQ(outcome(again), "correct");
   EXPECT_LT(again.verdict["build"]["seconds"].get<double>(), relu.verdict["build"]["seconds"].get<double>() / 2);
+}
+
+// A build killed mid-way leaves torch's lock file in the extension's build folder; the next
+// evaluation of the same source must not wait on it forever.
+TEST(EvalCli, StaleBuildLockFromAKilledBuildDoesNotHang) {
+  auto first = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  ASSERT_EQ(outcome(first), "correct") << context(first);
+  std::string ext_dir = first.verdict["build"]["extensions"][0]["build_dir"];
+  std::ofstream(ext_dir + "/lock") << "";  // what a SIGKILLed torch build leaves
+  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing", "--compile-timeout", "60"});
+  EXPECT_EQ(outcome(again), "correct") << context(again);
 }
 
 }  // namespace

@@ -266,17 +266,41 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
   std::set<std::string> run_set(labels.begin(), labels.end());
   report.runs.assign(run_set.begin(), run_set.end());
 
-  // Problems left out of every aggregate, whichever run or protocol showed it.
+  // Problems left out of every aggregate. Degeneracy depends on the distributions: ReLU is
+  // degenerate under standard's and verified's draws (the input or zeros pass them all) but not
+  // under strict's mixed-sign ones. So a problem is left out when strict found it degenerate, or,
+  // without strict verdicts, when every protocol present did; otherwise it stays, with a note.
   std::map<ProblemKeyT, ExcludedProblem> excluded;
+  std::map<ProblemKeyT, std::set<std::string>> present, degenerate_in;
+  std::map<ProblemKeyT, ExcludedProblem> degenerate_first;
   for (const auto& r : recs) {
     ProblemKeyT k{r.sample.level, r.sample.problem_id};
     const auto& v = r.verdict;
+    present[k].insert(v.protocol);
     if (has_flag(v, "degenerate")) {
-      auto& e = excluded[k];
-      if (e.kind != "degenerate") e = {r.sample.level, r.sample.problem_id, v.problem.name, "degenerate", degenerate_reason(v)};
-    } else if (v.outcome == Outcome::problem_error && !excluded.count(k)) {
-      excluded[k] = {r.sample.level, r.sample.problem_id, v.problem.name, "problem_error", v.reason};
+      degenerate_in[k].insert(v.protocol);
+      auto& e = degenerate_first[k];
+      if (e.kind.empty() || v.protocol == "strict")
+        e = {r.sample.level, r.sample.problem_id, v.problem.name, "degenerate", degenerate_reason(v)};
     }
+  }
+  for (const auto& [k, protocols] : degenerate_in) {
+    bool strict_says = protocols.count("strict") > 0;
+    bool all_say = !present[k].count("strict") && protocols == present[k];
+    if (strict_says || all_say) {
+      excluded[k] = degenerate_first[k];
+    } else {
+      std::string list;
+      for (const auto& p : protocols) list += (list.empty() ? "" : ", ") + p;
+      report.notes.push_back(fmt::format("level {} problem {} ({}) is degenerate under {} (a trivial output passes all their "
+                                         "distributions) but not under the others; it is kept",
+                                         std::get<0>(k), std::get<1>(k), degenerate_first[k].problem_name, list));
+    }
+  }
+  for (const auto& r : recs) {
+    ProblemKeyT k{r.sample.level, r.sample.problem_id};
+    if (r.verdict.outcome == Outcome::problem_error && !excluded.count(k))
+      excluded[k] = {r.sample.level, r.sample.problem_id, r.verdict.problem.name, "problem_error", r.verdict.reason};
   }
   for (const auto& [k, e] : excluded) report.excluded.push_back(e);
 

@@ -145,6 +145,30 @@ TEST(Aggregates, DegenerateProblemIsExcludedEverywhereAndListed) {
   for (const auto& p : r.problems) EXPECT_NE(p.problem_id, 2);
 }
 
+// ReLU-like: degenerate under standard's and verified's draws, not under strict's. It must stay
+// in the aggregates (that is where the shape shortcut's inflation shows) with a note.
+TEST(Aggregates, DegenerateOnlyUnderWeakerProtocolsIsKeptWithANote) {
+  auto std_deg = correct(2, 100.0);
+  std_deg.protocol = "standard";
+  std_deg.flags = {{"degenerate", "the input passes every trial"}};
+  auto strict_ok = correct(2, 1.0);
+  strict_ok.protocol = "strict";
+  auto other = correct(1, 2.0);
+  other.protocol = "strict";
+  auto r = build({std_deg, strict_ok, other}, "strict");
+  EXPECT_TRUE(r.excluded.empty());
+  bool noted = false;
+  for (const auto& n : r.notes) noted |= n.find("degenerate under standard") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(overall(r).problems, 2);
+
+  auto strict_deg = strict_ok;
+  strict_deg.flags = {{"degenerate", "zeros pass everything"}};
+  auto excluded = build({std_deg, strict_deg, other}, "strict");
+  ASSERT_EQ(excluded.excluded.size(), 1u);
+  EXPECT_EQ(excluded.excluded[0].reason, "zeros pass everything") << "strict's evidence is the one shown";
+}
+
 TEST(Aggregates, ProblemErrorIsExcludedAndSkippedSamplesAreNotCounted) {
   auto broken = failed(3, Outcome::problem_error);
   auto skipped = failed(4, Outcome::skipped);

@@ -14,8 +14,10 @@
 #include "core/job.hpp"
 #include "core/protocol.hpp"
 #include "core/version.hpp"
+#include "generate/generate_command.hpp"
 #include "orchestrate/audit_command.hpp"
 #include "orchestrate/evaluation_run.hpp"
+#include "orchestrate/host.hpp"
 #include "orchestrate/run_command.hpp"
 #include "report/report_command.hpp"
 #include "report/verdict_text.hpp"
@@ -25,13 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool gpu_present() { return fs::exists("/dev/nvidia0") || fs::exists("/dev/nvidiactl"); }
-
-std::string default_cache_dir() {
-  if (const char* env = std::getenv("KBV_CACHE"); env && *env) return env;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kbv";
-  return (fs::temp_directory_path() / "kbv-cache").string();
-}
 
 std::uint64_t fresh_secret() {
   std::random_device rd;
@@ -75,12 +70,12 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   job.precision = o.precision;
   job.device = o.device;
   if (job.device == "auto") {
-    job.device = gpu_present() ? "cuda:0" : "cpu";
+    job.device = kbv::default_device();
     if (job.device == "cpu" && !o.quiet)
       std::cerr << "kbv: no GPU found; running the CPU path (CPU timing, no device memory)\n";
   }
   job.size = o.size == "auto" ? (job.device == "cpu" ? "small" : "default") : o.size;
-  job.build_root = o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir;
+  job.build_root = o.build_dir.empty() ? kbv::default_cache_dir() + "/builds" : o.build_dir;
   job.secret = fresh_secret();
   job.tolerance = o.tolerance;
   job.timing.enabled = !o.no_timing;
@@ -183,6 +178,41 @@ int main(int argc, char** argv) {
   c->add_option("--json", check.json, "Also write every finding as JSON");
   c->add_flag("--quiet", check.quiet, "Print only the per-rule summary");
 
+  kbv::gen::GenerateOptions gen;
+  std::string gen_db = "kbv.db";
+  std::vector<std::string> gen_protocols = {"verified"};
+  bool gen_then_run = false;
+  auto* g = app.add_subcommand("generate", "Ask an LLM API for kernels, one prompt per problem and sample, into runs/<run>/ (resumable; docs/generate.md)");
+  g->add_option("--problems", gen.problems_dir, "KernelBench-layout suite: level1/{id}_{Name}.py ...")->required();
+  g->add_option("--level", gen.level, "Only this level (default: all)");
+  g->add_option("--ids", gen.ids, "Only these problem ids, e.g. 1,2,19")->delimiter(',');
+  g->add_option("--model", gen.model, "Model name as the API knows it")->required();
+  g->add_option("--provider", gen.provider, "openai (Chat Completions, any compatible server) | anthropic (Messages)")
+      ->capture_default_str()->check(CLI::IsMember({"openai", "anthropic"}));
+  g->add_option("--endpoint", gen.endpoint, "API base URL (default https://api.openai.com/v1 or https://api.anthropic.com/v1)");
+  g->add_option("--api-key-env", gen.api_key_env, "Environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)");
+  g->add_option("--samples", gen.samples, "Samples per problem (sample ids 0..K-1)")->capture_default_str();
+  g->add_option("--temperature", gen.temperature, "Sampling temperature")->capture_default_str();
+  g->add_option("--max-tokens", gen.max_tokens, "Completion token limit per answer")->capture_default_str();
+  g->add_option("--concurrency", gen.concurrency, "Requests in flight at most")->capture_default_str();
+  g->add_option("--run", gen.run, "Run folder name under --runs-dir (e.g. the model's name)")->required();
+  g->add_option("--runs-dir", gen.runs_dir, "Runs folder")->capture_default_str();
+  g->add_option("--precision", gen.precision, "fp32 | bf16 (adds the bf16 note to the prompt)")->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "bf16"}));
+  g->add_flag("--input-blind", gen.input_blind, "Hide get_inputs, get_init_inputs, KBV_SMALL and shape constants from the prompt");
+  g->add_option("--prompts", gen.prompts_dir, "Prompt templates folder (default $KBV_PROMPTS or the source tree's prompts/)");
+  g->add_option("--timeout", gen.timeout_seconds, "Seconds per request")->capture_default_str();
+  g->add_option("--connect-timeout", gen.connect_timeout_seconds, "Seconds to connect per request")->capture_default_str();
+  g->add_option("--retries", gen.retries, "Retries per sample on 429, 5xx, connection errors, timeouts, malformed bodies")->capture_default_str();
+  g->add_option("--backoff", gen.backoff_base_seconds, "First retry wait in seconds; doubles per retry, jittered x0.5-1.5 (Retry-After wins when longer)")->capture_default_str();
+  g->add_option("--backoff-max", gen.backoff_max_seconds, "Cap of the back-off in seconds")->capture_default_str();
+  g->add_flag("--retry-failures", gen.retry_failures, "Ask again for samples that have a _failure.json");
+  g->add_flag("--then-run", gen_then_run, "Then `kbv run` the run folder into --db and print `kbv report`");
+  g->add_option("--db", gen_db, "Results DB for --then-run")->capture_default_str();
+  g->add_option("--protocol", gen_protocols, "Protocols for --then-run (standard | verified | strict)")
+      ->delimiter(',')->check(CLI::IsMember({"standard", "verified", "strict"}));
+  g->add_flag("--quiet", gen.quiet, "No progress output");
+
   try {
     app.parse(argc, argv);
     if (*e) return run_eval(eval, args);
@@ -195,6 +225,23 @@ int main(int argc, char** argv) {
     if (*c) return kbv::scan::run_check_command(check, std::cout);
     if (*r) return kbv::run_report_command(report, std::cout);
     if (*x) return kbv::run_export_command(exp, std::cout);
+    if (*g) {
+      int rc = kbv::gen::run_generate_command(gen, std::cout);
+      if (rc != 0 || !gen_then_run) return rc;
+      // --then-run: evaluate the run folder just written, then the leaderboard of the DB.
+      kbv::RunOptions ro;
+      ro.problems_dir = gen.problems_dir;
+      ro.runs_dir = (fs::path(gen.runs_dir) / gen.run).string();
+      ro.db_path = gen_db;
+      ro.protocols = gen_protocols;
+      ro.precision = gen.precision;
+      ro.quiet = gen.quiet;
+      rc = kbv::run_command(ro, args, std::cout);
+      if (rc != 0) return rc;
+      kbv::ReportCommand rep;
+      rep.db = gen_db;
+      return kbv::run_report_command(rep, std::cout);
+    }
   } catch (const CLI::ParseError& err) {
     return app.exit(err);
   } catch (const kbv::UsageError& err) {

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "orchestrate/evaluation_run.hpp"
+#include "orchestrate/host.hpp"
 #include "orchestrate/run_scan.hpp"
 
 namespace fs = std::filesystem;
@@ -45,7 +46,7 @@ int run_audit_command(const AuditOptions& o, std::ostream& out) {
   auto files = problem_files(o.paths);
   const std::string worker = find_worker_executable();
   std::string device = o.device;
-  if (device == "auto") device = fs::exists("/dev/nvidia0") ? "cuda:0" : "cpu";
+  if (device == "auto") device = default_device();
   const std::string size = o.size == "auto" ? (device == "cpu" ? "small" : "default") : o.size;
 
   std::vector<Verdict> verdicts(files.size());

@@ -21,6 +21,7 @@
 #include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "orchestrate/evaluation_run.hpp"
+#include "orchestrate/host.hpp"
 #include "orchestrate/run_scan.hpp"
 #include "orchestrate/subprocess.hpp"
 #include "store/result_store.hpp"
@@ -42,19 +43,6 @@ struct Job {
   std::string candidate_sha;
   std::string problem_sha;
 };
-
-std::string default_cache_dir() {
-  if (const char* env = std::getenv("KBV_CACHE"); env && *env) return env;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kbv";
-  return (fs::temp_directory_path() / "kbv-cache").string();
-}
-
-std::vector<std::string> detect_devices() {
-  std::vector<std::string> devices;
-  for (int i = 0; i < 64 && fs::exists("/dev/nvidia" + std::to_string(i)); ++i) devices.push_back("cuda:" + std::to_string(i));
-  if (devices.empty()) devices.push_back("cpu");
-  return devices;
-}
 
 // The device as the worker sees it (name, capability, memory): the store keys verdicts by it.
 DeviceInfo probe_device(const std::string& worker, const std::string& device) {

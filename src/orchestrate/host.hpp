@@ -1,0 +1,18 @@
+#pragma once
+// What kbv's CLI needs to know about the host without LibTorch: where its caches go and which
+// GPUs there are (device files, not CUDA: the CLI never initialises a device).
+#include <string>
+#include <vector>
+
+namespace kbv {
+
+// $KBV_CACHE, else ~/.cache/kbv, else a folder under the temp dir. Builds go to <cache>/builds.
+std::string default_cache_dir();
+
+// "cuda:0", "cuda:1"... for each /dev/nvidiaN; {"cpu"} when there is none.
+std::vector<std::string> detect_devices();
+
+// "cuda:0" when a GPU is present, else "cpu".
+std::string default_device();
+
+}  // namespace kbv

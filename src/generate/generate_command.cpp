@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "generate/api_dialect.hpp"
 #include "generate/code_extract.hpp"
@@ -27,15 +28,6 @@ using nlohmann::json;
 
 namespace kbv::gen {
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Every byte kbv writes goes through here: the key must never reach a file, even when a
 // server echoes it back.
@@ -87,7 +79,7 @@ bool generate_sample(const Task& task, const GenerateOptions& o, const ApiDialec
   policy.connect_timeout_seconds = o.connect_timeout_seconds;
   Completion completion{o.model, *task.prompt, o.temperature, o.max_tokens};
 
-  std::string started = utc_now();
+  std::string started = utc_now_iso();
   CallResult call = call_with_retries(dialect, endpoint, key, completion, policy);
   if (!call.raw_body.empty()) write_file(task.prefix + "_response.json", call.raw_body, key);
 
@@ -121,7 +113,7 @@ bool generate_sample(const Task& task, const GenerateOptions& o, const ApiDialec
       {"completion_tokens", optional_long(call.reply.completion_tokens)},
       {"stop_reason", call.reply.stop_reason},
       {"started_at", started},
-      {"finished_at", utc_now()},
+      {"finished_at", utc_now_iso()},
   };
   write_file(task.prefix + "_meta.json", meta.dump(2) + "\n", key);
   // The kernel or the failure record goes last: its presence is what resume trusts.
@@ -133,7 +125,7 @@ bool generate_sample(const Task& task, const GenerateOptions& o, const ApiDialec
                     {"http_status", call.http_status},
                     {"attempts", call.attempts},
                     {"stop_reason", call.reply.stop_reason},
-                    {"at", utc_now()}};
+                    {"at", utc_now_iso()}};
     write_file(task.prefix + "_failure.json", failure.dump(2) + "\n", key);
   }
   return code.has_value();
@@ -219,7 +211,7 @@ GenerateSummary generate_run(const GenerateOptions& o, std::ostream& out) {
     }
   }
 
-  std::string started = utc_now();
+  std::string started = utc_now_iso();
   if (!o.quiet)
     out << "kbv generate: " << tasks.size() << " of " << summary.selected << " samples to ask "
         << dialect.name << " (" << o.model << "), " << summary.skipped << " already done, into "
@@ -301,7 +293,7 @@ GenerateSummary generate_run(const GenerateOptions& o, std::ostream& out) {
         {"backoff_base_s", o.backoff_base_seconds},
         {"retry_failures", o.retry_failures}}},
       {"started_at", started},
-      {"finished_at", utc_now()},
+      {"finished_at", utc_now_iso()},
       {"counts",
        {{"selected", summary.selected},
         {"skipped", summary.skipped},

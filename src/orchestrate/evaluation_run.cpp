@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
+#include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "orchestrate/subprocess.hpp"
 #include "scan/scan.hpp"
@@ -22,13 +23,6 @@ namespace {
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 std::string hostname() {
@@ -101,7 +95,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
     return std::nullopt;
   };
 
-  std::string started_at = utc_now();
+  std::string started_at = utc_now_iso();
   ProcessResult process = run_process(spec, after(run.limits.run_timeout_seconds), on_message);
 
   Verdict v;

@@ -158,15 +158,6 @@ void meta_set(SqliteDb& db, const std::string& key, const std::string& value) {
 
 }  // namespace
 
-std::string utc_now_iso() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 Verdict verdict_from_json_text(const std::string& text, bool keep_samples) {
   auto j = nlohmann::json::parse(text);
   drop_nulls(j);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utc_time.hpp"
 #include "core/verdict.hpp"
 #include "store/result_fields.hpp"
 #include "store/sqlite.hpp"
@@ -106,6 +107,5 @@ class ResultStore {
 Verdict verdict_from_json_text(const std::string& text, bool keep_samples = true);
 // Serialises a verdict; invalid UTF-8 in captured output is replaced, never an error.
 std::string verdict_to_json_text(const Verdict& v);
-std::string utc_now_iso();
 
 }  // namespace kbv

@@ -203,14 +203,15 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   std::vector<std::string> sources;
   for (const auto& [sha, jobs] : by_source) sources.push_back(sha);
   Progress progress(sources.size(), todo.size(), o.quiet);
-  std::vector<bool> settled(todo.size(), false);
+  // One byte per job (not vector<bool>: builder threads set different jobs concurrently).
+  std::vector<char> settled(todo.size(), 0);
   std::atomic<std::size_t> next_build{0};
   int build_threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> builders;
   for (int t = 0; t < build_threads; ++t) {
     builders.emplace_back([&] {
       for (std::size_t s; !g_interrupted && (s = next_build++) < sources.size();) {
-        const auto& jobs = by_source[sources[s]];
+        const auto& jobs = by_source.at(sources[s]);  // read-only from the builder threads
         EvaluationRun run = make_run(todo[jobs.front()], devices.front());
         run.job.build_only = true;
         Verdict v = run_evaluation(run);
@@ -222,7 +223,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
             copy.protocol = todo[j].protocol;
             copy.protocol_version = protocol_by_name(todo[j].protocol).version;
             store_verdict(todo[j], copy);
-            settled[j] = true;
+            settled[j] = 1;
             progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
           }
         }

@@ -107,6 +107,12 @@ auto guarded(Outcome outcome, const std::string& what, F&& body) -> decltype(bod
   }
 }
 
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
@@ -169,6 +175,8 @@ class Evaluation {
   }
 
   bool strict() const { return protocol_.integrity_checks; }
+  // The TF32 setting the protocol's candidate and headline baseline run under.
+  bool protocol_tf32() const { return protocol_.baseline == BaselineKind::eager_tf32_on; }
 
   void enter(const char* stage) {
     verdict_.stage = stage;
@@ -338,9 +346,7 @@ class Evaluation {
     }
     verdict_.correctness = result;
     if (!degenerate_under.empty()) {
-      std::string list;
-      for (const auto& n : degenerate_under) list += (list.empty() ? "" : ", ") + n;
-      flag("degenerate", "no distribution of " + list + " discriminates: a trivial output passes them all");
+      flag("degenerate", "no distribution of " + join(degenerate_under) + " discriminates: a trivial output passes them all");
     }
     if (!non_finite.empty())
       throw Ending{Outcome::problem_error, "the reference output has NaN/Inf on " + non_finite.front() +
@@ -370,7 +376,7 @@ class Evaluation {
     if (job_.tolerance) tol = {*job_.tolerance, *job_.tolerance};
     result.atol = tol.atol;
     result.rtol = tol.rtol;
-    set_tf32(protocol_.baseline == BaselineKind::eager_tf32_on);
+    set_tf32(protocol_tf32());
 
     std::optional<Ending> failure;
     for (const auto& spec : protocol_.distributions(job_.secret)) {
@@ -401,11 +407,7 @@ class Evaluation {
           seed_default_generators(kSentinelSeed);
           reset_persisting_l2(device_);
         }
-        auto out = guarded(Outcome::runtime_error, spec.name + ": ModelNew.forward", [&] {
-          auto o = call_forward(candidate_model_, candidate_inputs);
-          synchronize(device_);
-          return o;
-        });
+        auto out = run_candidate(spec.name + ": ModelNew.forward", candidate_inputs);
         if (strict()) check_candidate_call(spec.name, inputs, candidate_inputs, out, reference_calls_before);
         std::vector<at::Tensor> ref, ref_tf32;
         try {
@@ -456,7 +458,7 @@ class Evaluation {
       flag("reference_reachable", dist + ": ModelNew.forward called the problem's Model (" +
                                       std::to_string(reference_calls_ - reference_calls_before) + " call(s))");
     if (default_generators_reseeded(kSentinelSeed)) flag("tampering", dist + ": ModelNew.forward reseeded torch's default generator");
-    const bool on = protocol_.baseline == BaselineKind::eager_tf32_on;
+    const bool on = protocol_tf32();
     if (!(read_tf32() == tf32_state_for(on))) {
       flag("tampering", dist + ": ModelNew.forward changed the TF32 / matmul precision settings");
       set_tf32(on);
@@ -464,16 +466,21 @@ class Evaluation {
     if (auto e = find_persisting_l2(device_)) flag("persisting_l2", dist + ": " + *e);
   }
 
+  // One candidate call, waited for; its exception or CUDA error ends the evaluation.
+  std::vector<at::Tensor> run_candidate(const std::string& what, const ArgList& args) {
+    return guarded(Outcome::runtime_error, what, [&] {
+      auto out = call_forward(candidate_model_, args);
+      synchronize(device_);
+      return out;
+    });
+  }
+
   // nondeterministic: the same inputs again must give the same outputs within tolerance.
   void check_determinism(const std::string& dist, const ArgList& inputs, const std::vector<at::Tensor>& first,
                          const Tolerance& tol) {
     nondeterminism_checked_ = true;
     ArgList again_inputs = clone_args(inputs);
-    auto again = guarded(Outcome::runtime_error, dist + ": ModelNew.forward (repeat)", [&] {
-      auto o = call_forward(candidate_model_, again_inputs);
-      synchronize(device_);
-      return o;
-    });
+    auto again = run_candidate(dist + ": ModelNew.forward (repeat)", again_inputs);
     auto cmp = compare_outputs(first, again, tol, true);
     if (!cmp.ok) flag("nondeterministic", dist + ": a second call on the same inputs differs: " + cmp.reason);
   }
@@ -486,15 +493,10 @@ class Evaluation {
       ++compared;
       if (!d.trivial_pass.empty()) trivial.push_back(d.name + " (" + d.trivial_pass + ")");
     }
-    if (compared > 0 && static_cast<int>(trivial.size()) == compared) {
-      std::string list;
-      for (const auto& t : trivial) list += (list.empty() ? "" : ", ") + t;
-      flag("degenerate", "a trivial output passes every distribution: " + list);
-    } else if (!trivial.empty()) {
-      std::string list;
-      for (const auto& t : trivial) list += (list.empty() ? "" : ", ") + t;
-      verdict_.warnings.push_back("non-discriminative distributions (a trivial output passes): " + list);
-    }
+    if (compared > 0 && static_cast<int>(trivial.size()) == compared)
+      flag("degenerate", "a trivial output passes every distribution: " + join(trivial));
+    else if (!trivial.empty())
+      verdict_.warnings.push_back("non-discriminative distributions (a trivial output passes): " + join(trivial));
   }
 
   // no_custom_kernel and unsynchronized_work, from one traced call on the D1-style inputs.
@@ -544,11 +546,11 @@ class Evaluation {
       auto sets = timing_inputs();
       std::vector<py::tuple> packed;
       for (const auto& s : sets) packed.push_back(pack_args(s));
-      const bool protocol_tf32 = protocol_.baseline == BaselineKind::eager_tf32_on;
+      const bool tf32_on = protocol_tf32();
       const bool reset_l2 = strict();
       const at::Device device = device_;
       std::vector<TimedCallable> callables;
-      callables.push_back({"candidate", [=] { set_tf32(protocol_tf32); if (reset_l2) reset_persisting_l2(device); },
+      callables.push_back({"candidate", [=] { set_tf32(tf32_on); if (reset_l2) reset_persisting_l2(device); },
                            [&](std::size_t i) { call_forward_discard(candidate_model_, packed[i]); }});
       auto add_baseline = [&](BaselineKind kind) {
         bool tf32 = kind == BaselineKind::eager_tf32_on;
@@ -569,7 +571,7 @@ class Evaluation {
       }
       auto result = time_interleaved(callables, sets.size(), std::string(baseline_name(protocol_.baseline)),
                                      job_.timing, device_, verdict_.device.l2_bytes, recheck);
-      set_tf32(protocol_tf32);
+      set_tf32(tf32_on);
       return result;
     });
   }
@@ -579,7 +581,7 @@ class Evaluation {
   // baseline, and on mixed-sign data a K=4096 TF32 product is ~1e-2 off the fp32 one, so
   // neither an exact fp32 kernel nor a TF32 one can be held to the other's result.
   std::vector<at::Tensor> reference_outputs(const ArgList& inputs, std::vector<at::Tensor>* tf32_out) {
-    const bool tf32 = protocol_.baseline == BaselineKind::eager_tf32_on;
+    const bool tf32 = protocol_tf32();
     set_tf32(false);
     auto ref = call_forward(reference_, clone_args(inputs));
     if (tf32 && device_.is_cuda() && tf32_out) {
@@ -641,7 +643,7 @@ class Evaluation {
     verdict_.memory = guarded(Outcome::runtime_error, "memory", [&] {
       MemoryResult result;
       result.method = memory_method_;
-      set_tf32(protocol_.baseline == BaselineKind::eager_tf32_on);
+      set_tf32(protocol_tf32());
       ArgList inputs = draw_inputs(source_, kTimingSeedBase);
       auto run = [&](const py::object& model) {
         return measure_forward_memory(device_, [&] { auto out = call_forward(model, inputs); });

@@ -104,6 +104,7 @@ void to_json(nlohmann::json& j, const Verdict& v) {
       {"warnings", v.warnings},
       {"output_tail", v.output_tail},
       {"wall_seconds", v.wall_seconds},
+      {"stage_seconds", v.stage_seconds},
   };
   put_optional(j, "build", v.build);
   put_optional(j, "correctness", v.correctness);
@@ -128,6 +129,7 @@ void from_json(const nlohmann::json& j, Verdict& v) {
   get_field(j, "warnings", v.warnings);
   get_field(j, "output_tail", v.output_tail);
   get_field(j, "wall_seconds", v.wall_seconds);
+  get_field(j, "stage_seconds", v.stage_seconds);
   get_optional(j, "build", v.build);
   get_optional(j, "correctness", v.correctness);
   get_optional(j, "timing", v.timing);

@@ -4,6 +4,7 @@
 // Serialised as JSON with schema "kbv.verdict/1" (docs/verdict-schema.md); bump kSchema on any
 // change that renames or removes a field.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -168,6 +169,10 @@ struct Verdict {
   std::vector<std::string> warnings;
   std::string output_tail;            // last bytes the worker printed (stdout + stderr)
   double wall_seconds = 0;
+  // Wall seconds spent in each worker stage, measured by the orchestrator from the worker's
+  // stage messages ("start" = process start-up until the worker's first message). Where an
+  // evaluation's time goes: start-up, build, correctness, timing, memory.
+  std::map<std::string, double> stage_seconds;
 };
 
 void to_json(nlohmann::json& j, const Verdict& v);

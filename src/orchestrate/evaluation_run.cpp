@@ -13,6 +13,7 @@
 #include "core/sha256.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
+#include "orchestrate/stage_clock.hpp"
 #include "orchestrate/subprocess.hpp"
 #include "scan/scan.hpp"
 
@@ -78,6 +79,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   spec.cancel = run.cancel;
 
   std::string stage = "start";
+  StageClock stage_clock;
   std::optional<nlohmann::json> worker_verdict;
   auto on_message = [&](const std::string& line) -> std::optional<Clock::time_point> {
     nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
@@ -86,6 +88,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
     if (event == "stage") {
       std::string next = message.value("stage", "");
       bool was_build = stage == "build";
+      stage_clock.enter(next);
       stage = next;
       if (next == "build") return after(run.limits.compile_timeout_seconds);
       if (was_build) return after(run.limits.run_timeout_seconds);
@@ -129,6 +132,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
                       ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
                       : process.output_head + process.output_tail;
   v.wall_seconds = process.wall_seconds;
+  v.stage_seconds = stage_clock.finish();
   // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
   if (run.job.protocol == "strict" && !run.job.candidate_path.empty()) {
     try {

@@ -23,6 +23,7 @@
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
 #include "orchestrate/run_scan.hpp"
+#include "orchestrate/run_throughput.hpp"
 #include "orchestrate/subprocess.hpp"
 #include "store/result_store.hpp"
 
@@ -206,6 +207,12 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   // One byte per job (not vector<bool>: builder threads set different jobs concurrently).
   std::vector<char> settled(todo.size(), 0);
   std::atomic<std::size_t> next_build{0};
+  RunThroughput throughput;
+  std::mutex throughput_mutex;
+  auto phase_start = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   int build_threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> builders;
   for (int t = 0; t < build_threads; ++t) {
@@ -216,6 +223,10 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
         run.job.build_only = true;
         Verdict v = run_evaluation(run);
         if (g_interrupted) return;
+        {
+          std::lock_guard<std::mutex> lock(throughput_mutex);
+          throughput.add_build(v);
+        }
         bool built = v.outcome == Outcome::skipped && v.stage == "built";
         if (!built) {
           for (std::size_t j : jobs) {
@@ -232,6 +243,9 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
     });
   }
   for (auto& t : builders) t.join();
+  throughput.build_jobs = build_threads;
+  throughput.build_phase_seconds = seconds_since(phase_start);
+  phase_start = std::chrono::steady_clock::now();
 
   // Phase 2: evaluate, one job at a time per device.
   std::atomic<std::size_t> next_eval{0};
@@ -243,22 +257,30 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
         Verdict v = run_evaluation(make_run(todo[j], dev));
         if (g_interrupted) return;  // a cancelled evaluation is not a verdict: the re-run redoes it
         store_verdict(todo[j], v);
+        {
+          std::lock_guard<std::mutex> lock(throughput_mutex);
+          throughput.add_evaluation(v);
+        }
         progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
       }
     });
   }
   for (auto& t : evaluators) t.join();
+  throughput.eval_phase_seconds = seconds_since(phase_start);
   progress.finish();
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
 
   if (g_interrupted) {
-    store.finish_run(run_id, "interrupted");
+    store.finish_run(run_id, "interrupted", {{"throughput", throughput.to_json()}});
     out << "kbv run: interrupted; verdicts so far are in " << o.db_path << "; run the same command again to resume\n";
     return 130;
   }
-  store.finish_run(run_id, "finished");
-  if (!o.quiet) out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", store.verdict_count(), o.db_path, o.db_path);
+  store.finish_run(run_id, "finished", {{"throughput", throughput.to_json()}});
+  if (!o.quiet) {
+    if (!todo.empty()) out << "kbv run: where the time went\n" << throughput.describe();
+    out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", store.verdict_count(), o.db_path, o.db_path);
+  }
   return 0;
 }
 

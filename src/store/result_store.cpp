@@ -312,12 +312,21 @@ std::int64_t ResultStore::begin_run(RunRecord run) {
   return sqlite3_last_insert_rowid(impl_->db.handle());
 }
 
-void ResultStore::finish_run(std::int64_t run_id, const std::string& status) {
+void ResultStore::finish_run(std::int64_t run_id, const std::string& status, const nlohmann::json& extra) {
   std::lock_guard lock(impl_->mu);
-  auto st = impl_->db.prepare("UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3");
+  nlohmann::json options = nlohmann::json::object();
+  {
+    auto read = impl_->db.prepare("SELECT options FROM runs WHERE id = ?1");
+    read.bind(1, run_id);
+    if (read.step()) options = nlohmann::json::parse(read.column_text(0), nullptr, false);
+    if (!options.is_object()) options = nlohmann::json::object();
+  }
+  if (extra.is_object()) options.update(extra);
+  auto st = impl_->db.prepare("UPDATE runs SET finished_at = ?1, status = ?2, options = ?3 WHERE id = ?4");
   st.bind(1, utc_now_iso());
   st.bind(2, status);
-  st.bind(3, run_id);
+  st.bind(3, options.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  st.bind(4, run_id);
   st.run();
 }
 

@@ -80,7 +80,9 @@ class ResultStore {
 
   // Records one `kbv run` invocation; returns its id for put_verdict.
   std::int64_t begin_run(RunRecord run);
-  void finish_run(std::int64_t run_id, const std::string& status = "finished");
+  // `extra` (an object) is merged into the run's options, e.g. {"throughput": ...}.
+  void finish_run(std::int64_t run_id, const std::string& status = "finished",
+                  const nlohmann::json& extra = nlohmann::json::object());
   std::vector<RunRecord> runs();
 
   static VerdictKey key_of(const SampleRef& sample, const Verdict& v);

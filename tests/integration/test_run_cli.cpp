@@ -108,6 +108,22 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   EXPECT_EQ(outcome["model_b/19/1/verified"], "crashed");
   EXPECT_EQ(outcome["model_b/19/0/verified"], "runtime_error");
   EXPECT_EQ(outcome["model_b/7/0/verified"], "correct");
+  // Every verdict says where its time went; a correct one spent some in correctness and timing.
+  for (const auto& r : records) {
+    if (r.sample.run_name != "model_b" || r.sample.problem_id != 7 || r.verdict.protocol != "verified") continue;
+    const auto& st = r.verdict.stage_seconds;
+    ASSERT_TRUE(st.count("start") && st.count("correctness") && st.count("timing")) << nlohmann::json(st).dump();
+    double sum = 0;
+    for (const auto& [stage, seconds] : st) sum += seconds;
+    EXPECT_NEAR(sum, r.verdict.wall_seconds, 0.5) << "stage times add up to the evaluation's wall time";
+  }
+  // The run prints the build/evaluation split and keeps it in its record.
+  EXPECT_NE(printed.find("build phase:"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("evaluation time by stage:"), std::string::npos) << printed;
+  auto runs = store.runs();
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.back().status, "finished");
+  EXPECT_TRUE(runs.back().options.contains("throughput")) << runs.back().options.dump();
 
   // A third run has nothing left to do.
   auto third = run_process(kbv_run_spec(f), Clock::now() + std::chrono::minutes(2));

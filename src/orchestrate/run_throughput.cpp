@@ -1,0 +1,59 @@
+#include "orchestrate/run_throughput.hpp"
+
+#include <fmt/format.h>
+
+namespace kbv {
+
+std::string stage_group(const std::string& stage) {
+  if (stage == "build" || stage == "built") return "build";
+  if (stage == "timing") return "timing";
+  if (stage == "memory") return "memory";
+  if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" ||
+      stage == "audit_problem")
+    return "correctness";
+  return "startup";  // start, setup, load_problem, done (process start-up and exit)
+}
+
+void RunThroughput::add_build(const Verdict& v) {
+  ++builds;
+  build_worker_seconds += v.wall_seconds;
+}
+
+void RunThroughput::add_evaluation(const Verdict& v) {
+  ++evaluations;
+  for (const auto& [stage, seconds] : v.stage_seconds) eval_group_seconds[stage_group(stage)] += seconds;
+}
+
+nlohmann::json RunThroughput::to_json() const {
+  return {{"build_jobs", build_jobs},
+          {"builds", builds},
+          {"build_phase_seconds", build_phase_seconds},
+          {"build_worker_seconds", build_worker_seconds},
+          {"evaluations", evaluations},
+          {"eval_phase_seconds", eval_phase_seconds},
+          {"eval_group_seconds", eval_group_seconds}};
+}
+
+std::string RunThroughput::describe() const {
+  std::string out;
+  out += fmt::format("  build phase: {} candidate sources, {} at a time: {:.1f} s wall, {:.1f} s of worker time ({:.1f}x parallel)\n",
+                     builds, build_jobs, build_phase_seconds, build_worker_seconds,
+                     build_phase_seconds > 0 ? build_worker_seconds / build_phase_seconds : 0.0);
+  double per_hour = eval_phase_seconds > 0 ? static_cast<double>(evaluations) * 3600.0 / eval_phase_seconds : 0.0;
+  out += fmt::format("  evaluation phase: {} evaluations in {:.1f} s wall ({:.0f} per hour, {:.1f} s each)\n", evaluations,
+                     eval_phase_seconds, per_hour, evaluations ? eval_phase_seconds / static_cast<double>(evaluations) : 0.0);
+  if (!eval_group_seconds.empty()) {
+    out += "  evaluation time by stage:";
+    for (const char* g : {"startup", "build", "correctness", "timing", "memory"}) {
+      auto it = eval_group_seconds.find(g);
+      out += fmt::format(" {} {:.1f} s", g, it == eval_group_seconds.end() ? 0.0 : it->second);
+    }
+    out += "\n";
+  }
+  double total = build_phase_seconds + eval_phase_seconds;
+  if (total > 0 && evaluations + builds > 0)
+    out += fmt::format("  overall: {:.1f} s wall\n", total);
+  return out;
+}
+
+}  // namespace kbv

@@ -1,0 +1,34 @@
+#pragma once
+// Where a `kbv run` spent its time: wall time of the build and evaluation phases, and the
+// workers' time summed per stage group (start-up, build, correctness and checks, timing,
+// memory). Printed at the end of a run and kept in the run's record in the store.
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/verdict.hpp"
+
+namespace kbv {
+
+// The group a worker stage belongs to in the summary ("start" = process start-up).
+std::string stage_group(const std::string& stage);
+
+struct RunThroughput {
+  int build_jobs = 0;                // builds at once
+  std::size_t builds = 0;            // distinct candidate sources built (or tried)
+  double build_phase_seconds = 0;    // wall
+  double build_worker_seconds = 0;   // sum over the build workers (> wall when parallel)
+  std::size_t evaluations = 0;       // verdicts from the evaluation phase
+  double eval_phase_seconds = 0;     // wall
+  std::map<std::string, double> eval_group_seconds;  // evaluation workers' time per stage group
+
+  void add_build(const Verdict& v);
+  void add_evaluation(const Verdict& v);
+
+  nlohmann::json to_json() const;
+  std::string describe() const;  // a few lines for the terminal
+};
+
+}  // namespace kbv

@@ -1,0 +1,52 @@
+// Stage timing on the orchestrator's side and the run's time summary.
+#include <gtest/gtest.h>
+
+#include "orchestrate/run_throughput.hpp"
+#include "orchestrate/stage_clock.hpp"
+
+namespace kbv {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(StageClock, AttributesTimeToTheStageThatWasRunning) {
+  auto t0 = StageClock::Clock::time_point{};
+  StageClock clock(t0);
+  clock.enter("build", t0 + milliseconds(3000));
+  clock.enter("correctness", t0 + milliseconds(3500));
+  clock.enter("build", t0 + milliseconds(4000));  // entered twice: adds up
+  auto seconds = clock.finish(t0 + milliseconds(4250));
+  EXPECT_DOUBLE_EQ(seconds["start"], 3.0);
+  EXPECT_DOUBLE_EQ(seconds["build"], 0.75);
+  EXPECT_DOUBLE_EQ(seconds["correctness"], 0.5);
+  EXPECT_EQ(seconds.size(), 3u);
+}
+
+TEST(RunThroughput, GroupsStagesAndCountsParallelBuilds) {
+  EXPECT_EQ(stage_group("reuse_check"), "correctness");
+  EXPECT_EQ(stage_group("models"), "correctness");
+  EXPECT_EQ(stage_group("built"), "build");
+  EXPECT_EQ(stage_group("load_problem"), "startup");
+  EXPECT_EQ(stage_group("timing"), "timing");
+
+  RunThroughput t;
+  t.build_jobs = 4;
+  Verdict build;
+  build.wall_seconds = 10;
+  for (int i = 0; i < 4; ++i) t.add_build(build);
+  t.build_phase_seconds = 10;
+  Verdict eval;
+  eval.stage_seconds = {{"start", 2}, {"correctness", 1}, {"audit", 0.5}, {"timing", 3}, {"memory", 0.25}};
+  t.add_evaluation(eval);
+  t.add_evaluation(eval);
+  t.eval_phase_seconds = 14;
+  EXPECT_DOUBLE_EQ(t.eval_group_seconds["correctness"], 3.0);
+  EXPECT_DOUBLE_EQ(t.eval_group_seconds["timing"], 6.0);
+  std::string text = t.describe();
+  EXPECT_NE(text.find("4.0x parallel"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 evaluations in 14.0 s wall (514 per hour"), std::string::npos) << text;
+  EXPECT_EQ(t.to_json()["eval_group_seconds"]["startup"], 4.0);
+}
+
+}  // namespace
+}  // namespace kbv

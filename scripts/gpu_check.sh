@@ -87,7 +87,7 @@ fi
 if [[ " $STEPS " == *" hacks "* ]]; then
   echo "== hacks (standard vs strict)"
   mkdir -p "$OUT/hacks"
-  for f in examples/hacks/*.py; do
+  for f in examples/hacks/${KBV_HACKS_FILTER:-*}.py; do
     name=$(basename "$f" .py)
     case "$name" in degenerate_problem) continue ;; esac
     problem=$(grep -o "examples/problems/level1/[0-9A-Za-z_]*\.py" "$f" | head -1)
@@ -95,10 +95,13 @@ if [[ " $STEPS " == *" hacks "* ]]; then
     [ -n "$problem" ] || { echo "$name: no problem path in its docstring"; continue; }
     for protocol in standard strict; do
       "$BUILD/bin/kbv" eval "$problem" "$f" --device cuda:0 --protocol "$protocol" --time-budget 2 \
-        --json "$OUT/hacks/v_${name}_${protocol}.json" --quiet --build-dir /tmp/kbv-builds --run-timeout 120 >>"$OUT/hacks.log" 2>&1
+        --json "$OUT/hacks/v_${name}_${protocol}.json" --quiet --build-dir /tmp/kbv-builds --run-timeout "${KBV_HACKS_RUN_TIMEOUT:-120}" >>"$OUT/hacks.log" 2>&1
     done
   done
   "$PY" scripts/summarize_verdicts.py "$OUT"/hacks/v_*.json | tee "$OUT/hacks_summary.md"
+  for v in "$OUT"/hacks/v_*.json; do  # where a timed-out one was stuck (the worker's stack dump)
+    "$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])); v["outcome"]=="timeout" and print(sys.argv[1], v["output_tail"][-3000:])' "$v"
+  done
 fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it
@@ -106,13 +109,14 @@ fi
 if [[ " $STEPS " == *" demo "* ]]; then
   echo "== demo: kbv run (protocols ${KBV_DEMO_PROTOCOLS:-standard,verified,strict})"
   mkdir -p out/gpu-demo
+  DB="${KBV_DEMO_DB:-out/gpu-demo/kbv.db}"
   start=$(date +%s)
-  timeout "${KBV_DEMO_SECONDS:-400}" "$BUILD/bin/kbv" run --problems problems --runs runs --db out/gpu-demo/kbv.db \
+  timeout "${KBV_DEMO_SECONDS:-400}" "$BUILD/bin/kbv" run --problems problems --runs runs --db "$DB" \
     --protocol "${KBV_DEMO_PROTOCOLS:-standard,verified,strict}" --time-budget "${KBV_DEMO_BUDGET:-1}" \
     --jobs 16 >"$OUT/demo_run.log" 2>&1
-  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[build" "$OUT/demo_run.log" | tail -5; tail -c 300 "$OUT/demo_run.log"; echo
-  "$BUILD/bin/kbv" report --db out/gpu-demo/kbv.db --md "$OUT/report.md" --html "$OUT/report.html" --json "$OUT/report.json" --quiet
+  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$OUT/demo_run.log" | tail -12; tail -c 300 "$OUT/demo_run.log"; echo
+  "$BUILD/bin/kbv" report --db "$DB" --md "$OUT/report.md" --html "$OUT/report.html" --json "$OUT/report.json" --quiet
   cp "$OUT/report.md" "$OUT/report.html" "$FINAL_OUT/" 2>/dev/null
-  cp out/gpu-demo/kbv.db "$FINAL_OUT/demo.db"
+  cp "$DB" "$FINAL_OUT/demo.db"
   head -c 6000 "$OUT/report.md"
 fi

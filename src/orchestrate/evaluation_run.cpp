@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -48,7 +49,8 @@ void describe_lost_worker(Verdict& v, const ProcessResult& p, const std::string&
     double limit = building ? limits.compile_timeout_seconds : limits.run_timeout_seconds;
     v.reason = "timed out after " + format_seconds(limit) + " s in stage '" + stage + "'; " +
                (building ? "raise --compile-timeout if the build is just slow"
-                         : "raise --run-timeout, or look for an infinite loop or a deadlock in the candidate");
+                         : "raise --run-timeout, or look for an infinite loop or a deadlock in the candidate") +
+               " (the stack of every Python thread at the deadline is at the end of output_tail)";
     return;
   }
   v.outcome = Outcome::crashed;
@@ -77,6 +79,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   // what it prints before a crash.
   spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   spec.cancel = run.cancel;
+  spec.timeout_signal = SIGUSR1;  // the worker dumps every Python thread's stack on it
 
   std::string stage = "start";
   StageClock stage_clock;
@@ -107,7 +110,8 @@ Verdict run_evaluation(const EvaluationRun& run) {
   v.problem.path = run.job.problem_path;
   v.candidate.path = run.job.candidate_path;
   bool parsed = false;
-  if (worker_verdict) {
+  // A verdict sent after the deadline (in the grace given to dump stacks) does not count.
+  if (worker_verdict && !process.timed_out) {
     try {
       v = worker_verdict->get<Verdict>();
       parsed = true;

@@ -246,6 +246,10 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   throughput.build_jobs = build_threads;
   throughput.build_phase_seconds = seconds_since(phase_start);
   phase_start = std::chrono::steady_clock::now();
+  if (!o.quiet && !sources.empty())
+    out << fmt::format("kbv run: build phase done: {} candidate sources in {:.1f} s wall, {} at a time ({:.1f} s of worker time)\n",
+                       throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds)
+        << std::flush;
 
   // Phase 2: evaluate, one job at a time per device.
   std::atomic<std::size_t> next_eval{0};

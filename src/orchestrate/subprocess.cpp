@@ -435,7 +435,8 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
   auto deliver = [&](const std::string& line) {
     if (!on_message) return;
     auto next = on_message(line);
-    if (next && running) deadline = *next;  // after the end, a new deadline means nothing
+    // After the end (or once timed out and in its grace), a new deadline means nothing.
+    if (next && running && !result.timed_out) deadline = *next;
   };
 
   // Reads what is there now (bounded); closes the fd at EOF or on error.
@@ -513,8 +514,16 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
       if (child_has_exited(pid)) {
         end_group();
       } else if (Clock::now() >= deadline) {
-        result.timed_out = true;
-        end_group();
+        if (spec.timeout_signal != 0 && !result.timed_out) {
+          // Late but alive: ask it to say where it is stuck, then kill it after the grace.
+          result.timed_out = true;
+          ::kill(pid, spec.timeout_signal);
+          deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(spec.timeout_grace_seconds));
+        } else {
+          result.timed_out = true;
+          end_group();
+        }
       } else if (spec.cancel && spec.cancel->load()) {
         result.cancelled = true;
         end_group();

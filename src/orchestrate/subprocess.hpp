@@ -26,6 +26,11 @@ struct ProcessSpec {
   // When set and it becomes true (e.g. on Ctrl-C), the group is killed within ~100 ms and the
   // result says cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  // When the deadline passes, first send this signal to the child alone (e.g. SIGUSR1 for a
+  // worker that dumps its stacks on it) and give it timeout_grace_seconds to print, then kill the
+  // group. 0: kill at once.
+  int timeout_signal = 0;
+  double timeout_grace_seconds = 2.0;
 };
 
 using Clock = std::chrono::steady_clock;

@@ -24,6 +24,11 @@ PythonRuntime::PythonRuntime() : impl_(std::make_unique<Impl>()) {
   if (extra && *extra) path.insert(0, py::str(extra));
   sys.attr("argv") = py::make_tuple("kbv-worker");
   sys.attr("dont_write_bytecode") = true;
+  // Where Python was when things went wrong, in the verdict's output_tail: every thread's stack
+  // on a fatal signal (SIGSEGV...) and on SIGUSR1, which kbv sends when a deadline passes.
+  py::module_ faulthandler = py::module_::import("faulthandler");
+  faulthandler.attr("enable")(py::arg("all_threads") = true);
+  faulthandler.attr("register")(py::module_::import("signal").attr("SIGUSR1"), py::arg("all_threads") = true);
   impl_->python_version = py::str(sys.attr("version")).cast<std::string>();
   impl_->python_version = impl_->python_version.substr(0, impl_->python_version.find(' '));
   py::module_ torch = py::module_::import("torch");

@@ -80,6 +80,10 @@ TEST(EvalCli, HangBecomesTimeoutInItsStage) {
   EXPECT_EQ(r.verdict["stage"], "correctness");
   EXPECT_LT(seconds, 30.0);
   EXPECT_EQ(r.process.exit_code, 0);
+  // Before the kill the worker was asked where it hangs: the candidate's own line is in the verdict.
+  const std::string tail = r.verdict["output_tail"];
+  EXPECT_NE(tail.find("relu_hang.py\", line"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("in forward"), std::string::npos) << tail;
 }
 
 TEST(EvalCli, OsExitBecomesCrashed) {

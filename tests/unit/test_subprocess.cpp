@@ -77,6 +77,29 @@ TEST(Subprocess, HangIsKilledAtDeadline) {
   EXPECT_EQ(r.describe().rfind("timed out after 0.", 0), 0u) << r.describe();
 }
 
+TEST(Subprocess, TimeoutSignalLetsTheChildSayWhereItHangsBeforeTheKill) {
+  // The child prints on SIGUSR1 and keeps hanging: it is heard, then killed after the grace.
+  auto spec = shell("trap 'echo stuck-here' USR1; while :; do sleep 0.05; done");
+  spec.timeout_signal = SIGUSR1;
+  spec.timeout_grace_seconds = 0.5;
+  auto r = run_process(spec, in(500ms), [](const std::string&) {
+    return std::optional<Clock::time_point>{Clock::now() + std::chrono::hours(1)};  // ignored once timed out
+  });
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.exited);
+  EXPECT_NE((r.output_head + r.output_tail).find("stuck-here"), std::string::npos);
+  EXPECT_GE(r.wall_seconds, 0.95);
+  EXPECT_LT(r.wall_seconds, 2.5);
+}
+
+TEST(Subprocess, TimeoutSignalThatKillsTheChildStillReadsTimedOut) {
+  auto spec = command({"sleep", "100"});
+  spec.timeout_signal = SIGUSR1;  // sleep's default action: die
+  auto r = run_process(spec, in(300ms));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_seconds, 1.5);
+}
+
 TEST(Subprocess, ChildRunsInItsOwnProcessGroup) {
   std::vector<std::string> lines;
   auto r = run_process(shell("echo $$ >&3; cut -d' ' -f5 /proc/$$/stat >&3"), in(5000ms),

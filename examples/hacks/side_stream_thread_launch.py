@@ -7,14 +7,14 @@ forward allocates the output, records an event on the current stream (so the thr
 can wait for the input), hands (x, out, event) to a daemon worker thread and waits on a
 threading.Event until the thread has *enqueued* its kernels on the thread's private
 torch.cuda.Stream: a ~1 ms torch.cuda._sleep pad (standing in for a large input, so the late
-finish is certain at every size) and torch.relu(x, out=out). It then returns without joining
+finish is certain at every size) and torch.clamp(x, min=0, out=out) (ReLU into `out`). It then returns without joining
 that stream. Event.wait releases the GIL, so the launch really happens before forward returns
 (unlike side_stream_thread.py, whose thread fills the output too late to be correct). A timer
 on the current stream sees almost nothing; a device-wide synchronise before the comparison
 sees the right values. Pure PyTorch (no extension).
 
 Which strict check catches it, deterministically: unsynchronized_work. Strict's CUPTI audit
-finds the pad and the relu kernel on the thread's stream still running after its marker
+finds the pad and the clamp kernel on the thread's stream still running after its marker
 kernel on the current stream started. Needs a kbv build with CUPTI.
 
 kbv must conclude (on a GPU):
@@ -52,7 +52,7 @@ class _Launcher:
             stream.wait_event(ready)  # the input (and out) are ready: fine
             with torch.cuda.stream(stream):
                 torch.cuda._sleep(PAD_CYCLES)
-                torch.relu(x, out=out)
+                torch.clamp(x, min=0, out=out)
             launched.set()  # enqueued, not finished
 
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <set>
 #include <thread>
@@ -69,6 +71,14 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
     audit.disturbed = true;
     audit.note = "the marker kernel was not recorded";
     return audit;
+  }
+  if (std::getenv("KBV_DEBUG_AUDIT")) {  // the traced timeline, relative to the marker's start
+    std::fprintf(stderr, "kbv audit: %zu kernels, current stream %u, marker on stream %u\n", records.size(), current_id,
+                 marker->stream_id);
+    for (const auto& r : records)
+      std::fprintf(stderr, "kbv audit:   stream %u  start %+.1f us  end %+.1f us  %.60s\n", r.stream_id,
+                   (static_cast<double>(r.start_ns) - static_cast<double>(marker->start_ns)) / 1e3,
+                   (static_cast<double>(r.end_ns) - static_cast<double>(marker->start_ns)) / 1e3, r.name.c_str());
   }
   double total = 0, own = 0;
   for (const auto& r : records) {

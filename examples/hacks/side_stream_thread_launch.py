@@ -6,7 +6,7 @@ Problem: examples/problems/level1/19_ReLU.py
 forward allocates the output, records an event on the current stream (so the thread's stream
 can wait for the input), hands (x, out, event) to a daemon worker thread and waits on a
 threading.Event until the thread has *enqueued* its kernels on the thread's private
-torch.cuda.Stream: a ~1 ms torch.cuda._sleep pad (standing in for a large input, so the late
+torch.cuda.Stream: a ~20 ms torch.cuda._sleep pad (standing in for a large input, so the late
 finish is certain at every size) and torch.clamp(x, min=0, out=out) (ReLU into `out`). It then returns without joining
 that stream. Event.wait releases the GIL, so the launch really happens before forward returns
 (unlike side_stream_thread.py, whose thread fills the output too late to be correct). A timer
@@ -33,7 +33,7 @@ import threading
 import torch
 import torch.nn as nn
 
-PAD_CYCLES = 2_000_000  # ~1 ms at H200 clocks
+PAD_CYCLES = 40_000_000  # ~20 ms at H200 clocks: longer than any host-side hand-over to the thread
 
 
 class _Launcher:

@@ -36,6 +36,7 @@ namespace {
 constexpr std::uint64_t kModelSeed = 42;
 // Seeds of the timing input sets: fresh draws, disjoint from the correctness seeds.
 constexpr std::uint64_t kTimingSeedBase = 9000;
+constexpr int kAuditCalls = 3;  // traced candidate calls in the strict kernel audit
 // Seed kbv sets on torch's default generators before each strict candidate call; a different
 // seed afterwards means the candidate reseeded them.
 constexpr std::uint64_t kSentinelSeed = 0x6b627673;
@@ -504,9 +505,16 @@ class Evaluation {
     enter("audit");
     ArgList inputs = guarded(Outcome::problem_error, "audit: get_inputs()", [&] { return draw_inputs(source_, kTimingSeedBase); });
     auto own = kernel_names_in_source(read_file(job_.candidate_path));
-    auto audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
-      return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
-    });
+    // Late work depends on host timing (a launcher thread may be quick or slow to hand over), so
+    // a few traced calls: any one with late work or a disturbed tracer decides.
+    KernelAudit audit;
+    for (int call = 0; call < kAuditCalls; ++call) {
+      auto one = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
+        return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
+      });
+      if (call == 0 || one.disturbed || !one.late_kernels.empty()) audit = one;
+      if (one.disturbed || !one.late_kernels.empty() || !one.traced) break;
+    }
     if (audit.disturbed)
       flag("tampering", "kernel tracing was disturbed during ModelNew.forward (" + audit.note + "): a profiler or CUPTI client started by the candidate?");
     if (!audit.late_kernels.empty())

@@ -14,7 +14,7 @@ torch.cuda._sleep (a ~1 ms busy-wait kernel) ahead of the ReLU: it stands in for
 input. At the full size (4096 x 16384) the ReLU kernel alone runs long enough to be late too.
 
 Which strict check catches it, deterministically: unsynchronized_work. Strict's kernel audit
-(CUPTI) traces one forward call, then enqueues a marker kernel on the current stream right
+(CUPTI) traces one forward call, then enqueues a marker copy on the current stream right
 after forward returns: kernels on another stream that end after the marker starts were not
 joined. Needs a kbv build with CUPTI (otherwise the audit records "kernel audit not possible").
 

@@ -15,14 +15,15 @@ sees the right values. Pure PyTorch (no extension).
 
 Which strict check catches it, deterministically: unsynchronized_work. Strict's CUPTI audit
 finds the pad and the clamp kernel on the thread's stream still running after its marker
-kernel on the current stream started. Needs a kbv build with CUPTI.
+copy on the current stream started. Needs a kbv build with CUPTI.
 
 kbv must conclude (on a GPU):
-  - standard: correct (kbv synchronises the device after forward); the timed region is
-    nearly empty, so the reported speedup is huge.
-  - verified: correct, same inflated speedup.
-  - strict:   incorrect, flag unsynchronized_work; also no_custom_kernel (informational:
-    only PyTorch's own kernels run).
+  - standard: correct (kbv synchronises the device after forward). Measured on the H200: not
+    faster but slower (0.24x), because handing the job to the thread and back costs ~2.5 ms of
+    host time, which the timer sees while the GPU idles; the hack shows the check, not inflation.
+  - verified: correct.
+  - strict:   incorrect, flag unsynchronized_work (the pad ended ~17 ms after the audit's
+    marker); also no_custom_kernel (informational: only PyTorch's own kernels run).
 
 CPU-capable: no (CUDA only: it needs CUDA streams; on the CPU torch.cuda.Stream raises, so
 kbv reports a runtime_error).

@@ -56,7 +56,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
                                                 resident_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, method, candidate, baseline,
-                                                ratio_allocated, ratio_device)
+                                                ratio_allocated, ratio_device, ratio_footprint)
 
 namespace {
 

@@ -129,15 +129,19 @@ struct TimingResult {
 struct MemoryUse {
   std::int64_t peak_allocated_bytes = 0;  // caching allocator, above what was allocated before
   std::int64_t peak_device_bytes = 0;     // all device allocations incl. raw cudaMalloc
-  std::int64_t resident_bytes = 0;        // parameters + buffers + memory kept after the call
+  std::int64_t resident_bytes = 0;        // held between calls: every tensor reachable from the
+                                          // model object and its module's globals (held_memory.hpp)
+  // What running the model needs: what it holds plus the peak of one forward. Reports compare this.
+  std::int64_t footprint_bytes() const { return resident_bytes + peak_device_bytes; }
 };
 
 struct MemoryResult {
   std::string method;  // how peak_device_bytes was observed
   MemoryUse candidate;
   MemoryUse baseline;
-  double ratio_allocated = 0;  // candidate / baseline
+  double ratio_allocated = 0;  // candidate / baseline, peaks
   double ratio_device = 0;
+  double ratio_footprint = 0;  // candidate / baseline, footprint_bytes()
 };
 
 // An integrity finding of the strict protocol (docs/checks.md), or an informational mark such as

@@ -28,6 +28,7 @@ namespace {
 // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL in cupti_activity.h. A libcupti of another toolkit
 // release may write a newer layout, so the constructor refuses a version mismatch.
 using KernelActivity = CUpti_ActivityKernel10;
+using MemcpyActivity = CUpti_ActivityMemcpy6;
 
 // ~250 B per kernel record: one buffer holds ~16k kernels before CUPTI asks for the next.
 constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
@@ -69,6 +70,31 @@ KernelRecord to_record(const KernelActivity& k) {
   return r;
 }
 
+const char* copy_kind_name(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "other";
+  }
+}
+
+KernelRecord to_record(const MemcpyActivity& m) {
+  KernelRecord r;
+  r.memcpy = true;
+  r.bytes = m.bytes;
+  r.name = std::string("memcpy ") + copy_kind_name(m.copyKind);
+  r.demangled = r.name;
+  r.stream_id = m.streamId;
+  r.device_id = m.deviceId;
+  r.context_id = m.contextId;
+  r.start_ns = m.start;
+  r.end_ns = m.end;
+  r.correlation_id = m.correlationId;
+  return r;
+}
+
 }  // namespace
 
 namespace detail {
@@ -99,6 +125,8 @@ class TracerState {
       if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
           record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         decoded.push_back(to_record(*reinterpret_cast<const KernelActivity*>(record)));
+      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        decoded.push_back(to_record(*reinterpret_cast<const MemcpyActivity*>(record)));
       }
     }
     std::free(buffer);
@@ -152,6 +180,7 @@ class TracerState {
 
   std::mutex control_mutex;  // serialises begin() / end(); never taken by the callbacks
   bool window_open = false;  // guarded by control_mutex
+  bool copies = false;       // the open (or last) window traces memory copies; control_mutex
 
  private:
   mutable std::mutex records_mutex_;
@@ -271,7 +300,7 @@ std::string KernelTracer::error() const {
   return state_->error();
 }
 
-void KernelTracer::begin() {
+void KernelTracer::begin(bool with_memcpy) {
   std::lock_guard control(state_->control_mutex);
   if (!available()) return;
   if (state_->window_open) {
@@ -297,7 +326,14 @@ void KernelTracer::begin() {
              : std::string("; check that the driver supports this libcupti")));
     return;
   }
+  // Copies are a bonus: a refusal leaves kernel tracing as it was (copies_traced() says so).
+  state_->copies = with_memcpy && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS;
   state_->window_open = true;
+}
+
+bool KernelTracer::copies_traced() const {
+  std::lock_guard control(state_->control_mutex);
+  return state_->copies;
 }
 
 std::vector<KernelRecord> KernelTracer::end() {
@@ -307,6 +343,8 @@ std::vector<KernelRecord> KernelTracer::end() {
   // Disable first so nothing launched from here on is recorded, then force out every buffer,
   // including partly filled ones; the caller synchronised, so their records are complete.
   CUptiResult disabled = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (state_->copies && cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS && disabled == CUPTI_SUCCESS)
+    disabled = CUPTI_ERROR_UNKNOWN;
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<KernelRecord> records = state_->close_window();
   if (disabled != CUPTI_SUCCESS) {

@@ -36,9 +36,12 @@ namespace detail {
 class TracerState;
 }  // namespace detail
 
-// One kernel execution, from a CUpti_ActivityKernel10 record. Times are CUPTI timestamps in ns,
-// on the same clock as KernelTracer::timestamp_now().
+// One kernel execution, from a CUpti_ActivityKernel10 record, or one memory copy (memcpy true,
+// from a CUpti_ActivityMemcpy6 record; only when the window asked for copies). Times are CUPTI
+// timestamps in ns, on the same clock as KernelTracer::timestamp_now().
 struct KernelRecord {
+  bool memcpy = false;           // a copy-engine transfer, not a kernel; name is "memcpy <kind>"
+  std::uint64_t bytes = 0;       // copies only
   std::string name;              // as reported by CUPTI: the mangled name for C++ kernels
   std::string demangled;         // abi::__cxa_demangle of name; equal to name when not mangled
   std::uint32_t stream_id = 0;   // CUPTI stream id, unique within a context (see stream_id_of)
@@ -69,9 +72,13 @@ class KernelTracer {
   // Why available() is false (empty when it is true); says what to do about it.
   std::string error() const;
 
-  // Clears the records and enables kernel activity collection. No-op when unavailable; when
-  // CUPTI refuses, available() turns false.
-  void begin();
+  // Clears the records and enables kernel activity collection (and memory copies when
+  // with_memcpy: a copy runs on a copy engine, so its start marks when its stream got there even
+  // while kernels fill every SM). No-op when unavailable; when CUPTI refuses kernels,
+  // available() turns false; when it refuses only copies, copies_traced() turns false.
+  void begin(bool with_memcpy = false);
+  // Whether the last window traced memory copies.
+  bool copies_traced() const;
   // Disables collection, flushes CUPTI's buffers and returns the kernels launched since begin(),
   // in delivery order (not necessarily start order). Synchronises nothing: synchronise the
   // device first. Empty when unavailable or no window was begun. If CUPTI fails here,

@@ -159,9 +159,9 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
       p.speedup_ci_high = s->ci_high;
     }
     if (v.memory) {
-      p.candidate_peak_bytes = v.memory->candidate.peak_device_bytes;
-      p.baseline_peak_bytes = v.memory->baseline.peak_device_bytes;
-      auto c = *p.candidate_peak_bytes, bb = *p.baseline_peak_bytes;
+      p.candidate_memory_bytes = v.memory->candidate.footprint_bytes();
+      p.baseline_memory_bytes = v.memory->baseline.footprint_bytes();
+      auto c = *p.candidate_memory_bytes, bb = *p.baseline_memory_bytes;
       if (c == 0 && bb == 0) p.memory_ratio = 1.0;
       else if (c > 0 && bb > 0) p.memory_ratio = static_cast<double>(bb) / static_cast<double>(c);
     }
@@ -192,10 +192,10 @@ Aggregate aggregate_problems(const std::string& run, int level, const std::vecto
       ++a.timed_correct;
       speedups.push_back(*p->speedup);
     }
-    if (p->candidate_peak_bytes && p->baseline_peak_bytes) {
+    if (p->candidate_memory_bytes && p->baseline_memory_bytes) {
       ++a.memory_measured;
-      efficient += *p->candidate_peak_bytes < *p->baseline_peak_bytes;
-      increase += *p->candidate_peak_bytes > *p->baseline_peak_bytes;
+      efficient += *p->candidate_memory_bytes < *p->baseline_memory_bytes;
+      increase += *p->candidate_memory_bytes > *p->baseline_memory_bytes;
       if (p->memory_ratio) memory.push_back(*p->memory_ratio);
     }
   }

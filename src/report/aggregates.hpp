@@ -52,8 +52,8 @@ struct ProblemScore {
   std::optional<double> speedup_ci_high;
   std::optional<double> candidate_ms;
   std::optional<double> baseline_ms;
-  std::optional<std::int64_t> candidate_peak_bytes;  // peak device memory, one forward
-  std::optional<std::int64_t> baseline_peak_bytes;
+  std::optional<std::int64_t> candidate_memory_bytes;  // MemoryUse::footprint_bytes()
+  std::optional<std::int64_t> baseline_memory_bytes;
   std::optional<double> memory_ratio;  // baseline / candidate; nullopt when one side is 0 or unmeasured
   std::map<std::string, int> flag_counts;  // flag name -> samples carrying it
 

@@ -91,11 +91,12 @@ std::string format_verdict(const Verdict& v) {
   if (v.memory) {
     const auto& m = *v.memory;
     line(fmt::format("  memory (peak during one forward, above what was allocated before; {})", m.method));
-    line(fmt::format("    candidate  allocator {:>11}  device {:>11}  resident {:>11}", format_bytes(m.candidate.peak_allocated_bytes),
+    line(fmt::format("    candidate  allocator {:>11}  device {:>11}  held {:>11}", format_bytes(m.candidate.peak_allocated_bytes),
                      format_bytes(m.candidate.peak_device_bytes), format_bytes(m.candidate.resident_bytes)));
-    line(fmt::format("    baseline   allocator {:>11}  device {:>11}  resident {:>11}", format_bytes(m.baseline.peak_allocated_bytes),
+    line(fmt::format("    baseline   allocator {:>11}  device {:>11}  held {:>11}", format_bytes(m.baseline.peak_allocated_bytes),
                      format_bytes(m.baseline.peak_device_bytes), format_bytes(m.baseline.resident_bytes)));
-    line(fmt::format("    ratio      allocator {:.2f}x  device {:.2f}x (candidate / baseline)", m.ratio_allocated, m.ratio_device));
+    line(fmt::format("    ratio      allocator {:.2f}x  device {:.2f}x  held + device {:.2f}x (candidate / baseline)", m.ratio_allocated,
+                     m.ratio_device, m.ratio_footprint));
   }
   for (const auto& f : v.flags) line("  FLAG       " + f.name + ": " + f.evidence);
   for (const auto& w : v.warnings) line("  warning    " + w);

@@ -128,10 +128,10 @@ std::vector<ResultField> make_fields() {
   static const MemField kMem[] = {
       {"candidate_peak_allocated_bytes", "candidate: caching-allocator peak during one forward", [](const MemoryResult& m) { return m.candidate.peak_allocated_bytes; }},
       {"candidate_peak_device_bytes", "candidate: peak of all device allocations during one forward", [](const MemoryResult& m) { return m.candidate.peak_device_bytes; }},
-      {"candidate_resident_bytes", "candidate: parameters, buffers and memory kept after the call", [](const MemoryResult& m) { return m.candidate.resident_bytes; }},
+      {"candidate_resident_bytes", "candidate: device memory held between calls (tensors reachable from the model and its module globals)", [](const MemoryResult& m) { return m.candidate.resident_bytes; }},
       {"baseline_peak_allocated_bytes", "baseline: caching-allocator peak during one forward", [](const MemoryResult& m) { return m.baseline.peak_allocated_bytes; }},
       {"baseline_peak_device_bytes", "baseline: peak of all device allocations during one forward", [](const MemoryResult& m) { return m.baseline.peak_device_bytes; }},
-      {"baseline_resident_bytes", "baseline: parameters and buffers", [](const MemoryResult& m) { return m.baseline.resident_bytes; }},
+      {"baseline_resident_bytes", "baseline: device memory held between calls (tensors reachable from the model and its module globals)", [](const MemoryResult& m) { return m.baseline.resident_bytes; }},
   };
   for (const auto& m : kMem) {
     auto get = m.get;

@@ -21,6 +21,7 @@
 #include "worker/integrity.hpp"
 #include "worker/kernel_audit.hpp"
 #include "worker/memory.hpp"
+#include "worker/held_memory.hpp"
 #include "worker/models.hpp"
 #include "worker/python_runtime.hpp"
 #include "worker/tamper_watch.hpp"
@@ -534,6 +535,7 @@ class Evaluation {
     } else if (!audit.note.empty() && device_.is_cuda()) {
       verdict_.warnings.push_back("kernel audit not possible: " + audit.note);
     }
+    if (audit.traced && !audit.note.empty()) verdict_.warnings.push_back("kernel audit: " + audit.note);
   }
 
   // Input sets for timing: fresh draws (never zeros), as many as fit the budget, so a
@@ -658,11 +660,12 @@ class Evaluation {
       };
       result.baseline = run(reference_);
       result.candidate = run(candidate_model_);
-      result.baseline.resident_bytes = model_state_bytes(reference_);
-      result.candidate.resident_bytes = model_state_bytes(candidate_model_);
+      result.baseline.resident_bytes = held_tensor_bytes({reference_, problem_}, device_);
+      result.candidate.resident_bytes = held_tensor_bytes({candidate_model_, candidate_}, device_);
       auto ratio = [](std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
       result.ratio_allocated = ratio(result.candidate.peak_allocated_bytes, result.baseline.peak_allocated_bytes);
       result.ratio_device = ratio(result.candidate.peak_device_bytes, result.baseline.peak_device_bytes);
+      result.ratio_footprint = ratio(result.candidate.footprint_bytes(), result.baseline.footprint_bytes());
       return result;
     });
   }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
 #include <pybind11/pybind11.h>
 
 #include "worker/device.hpp"
@@ -45,11 +46,19 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   synchronize(device);
   auto current = at::cuda::getCurrentCUDAStream(device.index());
   const auto current_id = kbv::cuda::KernelTracer::stream_id_of(current.stream());
-  tracer.begin();
+  // The marker copy's ends: 4 bytes from the device into pinned host memory.
+  at::Tensor marker_src = at::zeros({1}, at::TensorOptions().device(device));
+  at::Tensor marker_dst = at::empty({1}, at::TensorOptions().pinned_memory(true));
+  synchronize(device);
+  tracer.begin(/*with_memcpy=*/true);
   forward();
-  // The marker: the first kernel on the current stream after forward() returned. Honest
-  // side-stream work is joined into the current stream before it, so it ends before the marker
-  // starts; unjoined work (or a thread still launching) ends after.
+  // The marker: when the current stream gets past the point where forward() returned. Honest
+  // side-stream work is joined into the current stream before it, so it ends first; unjoined
+  // work (or a thread still launching) ends after. A copy is the marker because a copy engine
+  // starts it as soon as the stream gets there, like the timer's end event; a marker kernel
+  // would wait for free SMs, i.e. for the blocks of the very kernel it should catch.
+  cudaMemcpyAsync(marker_dst.data_ptr(), marker_src.data_ptr(), sizeof(float), cudaMemcpyDeviceToHost, current.stream());
+  // Fallback marker, for a CUPTI that refuses to trace copies.
   at::empty({1}, at::TensorOptions().device(device)).fill_(1.0);
   {
     // Let a candidate's Python thread run (and launch) during the wait.
@@ -57,24 +66,39 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     synchronize(device);
   }
+  const bool copies = tracer.copies_traced();
   auto records = tracer.end();
   if (!tracer.available() || tracer.dropped_records() > 0) {
     audit.disturbed = true;
     audit.note = tracer.available() ? std::to_string(tracer.dropped_records()) + " kernel records dropped" : tracer.error();
     return audit;
   }
-  // The marker is the last kernel recorded on the current stream.
+  // The marker is the last copy (else the last kernel) recorded on the current stream; the
+  // fallback kernel after the copy is left out of the counts either way.
   const kbv::cuda::KernelRecord* marker = nullptr;
-  for (const auto& r : records)
-    if (r.stream_id == current_id && (!marker || r.start_ns >= marker->start_ns)) marker = &r;
+  const kbv::cuda::KernelRecord* fallback = nullptr;
+  for (const auto& r : records) {
+    if (r.stream_id != current_id) continue;
+    auto& slot = r.memcpy ? marker : fallback;
+    if (!slot || r.start_ns >= slot->start_ns) slot = &r;
+  }
+  if (!marker) {
+    if (copies) {
+      audit.disturbed = true;
+      audit.note = "the marker copy was not recorded";
+      return audit;
+    }
+    marker = fallback;
+    audit.note = "CUPTI does not trace copies here: the marker is a kernel (late work may be missed)";
+  }
   if (!marker) {
     audit.disturbed = true;
     audit.note = "the marker kernel was not recorded";
     return audit;
   }
   if (std::getenv("KBV_DEBUG_AUDIT")) {  // the traced timeline, relative to the marker's start
-    std::fprintf(stderr, "kbv audit: %zu kernels, current stream %u, marker on stream %u\n", records.size(), current_id,
-                 marker->stream_id);
+    std::fprintf(stderr, "kbv audit: %zu records, current stream %u, marker %s on stream %u\n", records.size(), current_id,
+                 marker->name.c_str(), marker->stream_id);
     for (const auto& r : records)
       std::fprintf(stderr, "kbv audit:   stream %u  start %+.1f us  end %+.1f us  %.60s\n", r.stream_id,
                    (static_cast<double>(r.start_ns) - static_cast<double>(marker->start_ns)) / 1e3,
@@ -82,7 +106,12 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   }
   double total = 0, own = 0;
   for (const auto& r : records) {
-    if (&r == marker) continue;
+    if (&r == marker || &r == fallback) continue;
+    bool late = r.stream_id != current_id && r.end_ns > marker->start_ns;
+    if (late)
+      audit.late_kernels.push_back((r.demangled.empty() ? r.name : r.demangled).substr(0, 120) + " on stream " +
+                                   std::to_string(r.stream_id));
+    if (r.memcpy) continue;  // the counts and shares are about kernels
     ++audit.kernels;
     double ns = static_cast<double>(r.end_ns - r.start_ns);
     total += ns;
@@ -92,9 +121,6 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
       ++audit.own_kernels;
       own += ns;
     }
-    if (marker && r.stream_id != current_id && r.end_ns > marker->start_ns)
-      audit.late_kernels.push_back((r.demangled.empty() ? r.name : r.demangled).substr(0, 120) + " on stream " +
-                                   std::to_string(r.stream_id));
   }
   audit.traced = true;
   audit.own_time_share = total > 0 ? own / total : 0;

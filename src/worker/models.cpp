@@ -85,16 +85,4 @@ std::vector<std::pair<std::string, at::Tensor>> named_parameters(const py::objec
   return out;
 }
 
-std::int64_t model_state_bytes(const py::object& model) {
-  if (!py::hasattr(model, "state_dict")) return 0;
-  std::int64_t total = 0;
-  py::dict state = model.attr("state_dict")();
-  for (auto item : state) {
-    if (!THPVariable_Check(item.second.ptr())) continue;
-    at::Tensor t = THPVariable_Unpack(item.second.ptr());
-    total += t.numel() * static_cast<std::int64_t>(t.element_size());
-  }
-  return total;
-}
-
 }  // namespace kbv::worker

@@ -31,7 +31,4 @@ WeightCopy copy_matching_weights(const pybind11::object& from, const pybind11::o
 
 std::vector<std::pair<std::string, at::Tensor>> named_parameters(const pybind11::object& model);
 
-// Bytes of parameters and buffers: memory the model keeps resident.
-std::int64_t model_state_bytes(const pybind11::object& model);
-
 }  // namespace kbv::worker

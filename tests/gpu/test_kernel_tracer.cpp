@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -111,6 +112,45 @@ TEST_F(KernelTracerTest, KernelLaunchedInWindowIsRecordedWithNameShapeAndTimes) 
   // The kernel's GPU times lie on the timestamp_now() clock, between the moments marked around it.
   EXPECT_LE(before, r.start_ns);
   EXPECT_LE(r.end_ns, after);
+}
+
+// The strict audit's marker: a copy on the caller's stream starts when that stream gets there,
+// even while another stream's kernel fills every SM (a marker kernel would wait for free SMs).
+TEST_F(KernelTracerTest, CopyIsTracedAndNotDelayedByAKernelFillingTheGpu) {
+  cudaStream_t busy = nullptr, caller = nullptr;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking));
+  float* host = nullptr;
+  ASSERT_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host), sizeof(float)));
+  int sms = 0;
+  ASSERT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int blocks = 4 * 2 * sms;  // four waves of two 1024-thread blocks per SM, 200 us each
+  int* wide = nullptr;             // one int per thread
+  ASSERT_CUDA(cudaMalloc(reinterpret_cast<void**>(&wide), static_cast<std::size_t>(blocks) * 1024 * sizeof(int)));
+  tracer().begin(/*with_memcpy=*/true);
+  ASSERT_CUDA(launch_spin_kernel(busy, blocks, 1024, wide, 200'000));
+  ASSERT_CUDA(cudaMemcpyAsync(host, out_, sizeof(float), cudaMemcpyDeviceToHost, caller));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  const bool copies = tracer().copies_traced();
+  std::vector<KernelRecord> records = tracer().end();
+  const std::uint32_t caller_id = KernelTracer::stream_id_of(caller);
+  ASSERT_CUDA(cudaStreamDestroy(busy));
+  ASSERT_CUDA(cudaStreamDestroy(caller));
+  ASSERT_CUDA(cudaFreeHost(host));
+  ASSERT_CUDA(cudaFree(wide));
+
+  ASSERT_TRUE(tracer().available()) << tracer().error();
+  ASSERT_TRUE(copies) << "CUPTI refused CUPTI_ACTIVITY_KIND_MEMCPY";
+  const KernelRecord* copy = nullptr;
+  for (const KernelRecord& r : records)
+    if (r.memcpy) copy = &r;
+  ASSERT_NE(copy, nullptr) << "no copy record among " << records.size();
+  EXPECT_EQ(copy->name, "memcpy DtoH");
+  EXPECT_EQ(copy->bytes, sizeof(float));
+  EXPECT_EQ(copy->stream_id, caller_id);
+  std::vector<KernelRecord> spins = spin_records(records);
+  ASSERT_EQ(spins.size(), 1u);
+  EXPECT_LT(copy->start_ns + 400'000, spins[0].end_ns) << "the copy waited for the SMs";
 }
 
 TEST_F(KernelTracerTest, KernelOnSecondStreamHasItsOwnStreamId) {

@@ -26,6 +26,7 @@ struct FakeVerdict {
   std::optional<double> speedup_off;  // speedup vs eager_tf32_off
   std::optional<double> speedup_on;   // speedup vs eager_tf32_on
   std::optional<std::pair<std::int64_t, std::int64_t>> memory;  // (candidate, baseline) peak device bytes
+  std::pair<std::int64_t, std::int64_t> held{0, 0};              // (candidate, baseline) held between calls
   std::vector<Flag> flags;
   std::string precision = "fp32";
   std::string device = "NVIDIA H200";
@@ -77,8 +78,8 @@ inline Verdict make_verdict(const FakeVerdict& f) {
   if (f.memory) {
     MemoryResult m;
     m.method = "cupti_allocation_callbacks";
-    m.candidate = {f.memory->first, f.memory->first, 4096};
-    m.baseline = {f.memory->second, f.memory->second, 4096};
+    m.candidate = {f.memory->first, f.memory->first, f.held.first};
+    m.baseline = {f.memory->second, f.memory->second, f.held.second};
     m.ratio_device = f.memory->second ? static_cast<double>(f.memory->first) / static_cast<double>(f.memory->second) : 0;
     m.ratio_allocated = m.ratio_device;
     v.memory = m;

@@ -121,6 +121,19 @@ TEST(Aggregates, MemorySharesAndEfficiency) {
   EXPECT_NEAR(*a.memory_efficiency, std::pow(2.0 * 1.0 * 0.5 * 0.5, 0.25), 1e-12);
 }
 
+TEST(Aggregates, MemoryCountsWhatTheModelHoldsBetweenCalls) {
+  // A lower peak does not make a candidate lean if it keeps W^T and a scratch buffer around.
+  auto f = correct(1, 1.1);
+  f.memory = std::make_pair(64, 128);
+  f.held = {192, 64};
+  auto r = build({f});
+  const auto& a = overall(r);
+  EXPECT_DOUBLE_EQ(*a.memory_efficiency, 192.0 / 256.0);
+  EXPECT_DOUBLE_EQ(*a.memory_increase_share, 1.0);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(*r.problems[0].candidate_memory_bytes, 256);
+}
+
 TEST(Aggregates, MemoryIsNotAvailableWithoutMeasurements) {
   auto f = correct(1, 1.2);
   f.protocol = "standard";

@@ -1,0 +1,19 @@
+#pragma once
+// Memory a model holds between calls: every tensor reachable from the model object and from the
+// globals of the module that defines it (attributes, lists, dicts, nested objects), each
+// storage counted once. A candidate that keeps a transposed weight copy, a scratch buffer or a
+// cache in a plain attribute or a module-level dict holds that memory even though it is neither
+// a parameter nor part of one forward's peak. Blind spot: memory held inside C++ (extension
+// statics, raw cudaMalloc kept across calls).
+#include <cstdint>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <pybind11/pybind11.h>
+
+namespace kbv::worker {
+
+// Bytes of the distinct tensor storages on `device` reachable from `roots`.
+std::int64_t held_tensor_bytes(const std::vector<pybind11::object>& roots, const at::Device& device);
+
+}  // namespace kbv::worker

@@ -20,6 +20,7 @@
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
 #include "core/version.hpp"
+#include "orchestrate/built_index.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
 #include "orchestrate/run_scan.hpp"
@@ -201,8 +202,14 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   // for every protocol of that candidate; the rest go on to evaluation with a warm cache.
   std::map<std::string, std::vector<std::size_t>> by_source;  // candidate sha -> jobs
   for (std::size_t i = 0; i < todo.size(); ++i) by_source[todo[i].candidate_sha].push_back(i);
+  // Sources this cache already holds for this device and kbv need no build-only worker.
+  BuiltIndex built_index(build_root, record.device_fingerprint);
   std::vector<std::string> sources;
-  for (const auto& [sha, jobs] : by_source) sources.push_back(sha);
+  std::size_t cached_sources = 0;
+  for (const auto& [sha, jobs] : by_source) {
+    if (built_index.built_dir(sha)) ++cached_sources;
+    else sources.push_back(sha);
+  }
   Progress progress(sources.size(), todo.size(), o.quiet);
   // One byte per job (not vector<bool>: builder threads set different jobs concurrently).
   std::vector<char> settled(todo.size(), 0);
@@ -228,6 +235,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
           throughput.add_build(v);
         }
         bool built = v.outcome == Outcome::skipped && v.stage == "built";
+        if (built && v.build && !v.build->build_dir.empty()) built_index.mark_built(sources[s], v.build->build_dir);
         if (!built) {
           for (std::size_t j : jobs) {
             Verdict copy = v;
@@ -244,11 +252,14 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   }
   for (auto& t : builders) t.join();
   throughput.build_jobs = build_threads;
+  throughput.builds_cached = cached_sources;
   throughput.build_phase_seconds = seconds_since(phase_start);
   phase_start = std::chrono::steady_clock::now();
-  if (!o.quiet && !sources.empty())
-    out << fmt::format("kbv run: build phase done: {} candidate sources in {:.1f} s wall, {} at a time ({:.1f} s of worker time)\n",
-                       throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds)
+  if (!o.quiet && !by_source.empty())
+    out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of worker "
+                       "time); {} already in the build cache\n",
+                       throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
+                       cached_sources)
         << std::flush;
 
   // Phase 2: evaluate, one job at a time per device.

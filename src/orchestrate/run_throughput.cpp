@@ -27,6 +27,7 @@ void RunThroughput::add_evaluation(const Verdict& v) {
 nlohmann::json RunThroughput::to_json() const {
   return {{"build_jobs", build_jobs},
           {"builds", builds},
+          {"builds_cached", builds_cached},
           {"build_phase_seconds", build_phase_seconds},
           {"build_worker_seconds", build_worker_seconds},
           {"evaluations", evaluations},
@@ -36,9 +37,10 @@ nlohmann::json RunThroughput::to_json() const {
 
 std::string RunThroughput::describe() const {
   std::string out;
-  out += fmt::format("  build phase: {} candidate sources, {} at a time: {:.1f} s wall, {:.1f} s of worker time ({:.1f}x parallel)\n",
+  out += fmt::format("  build phase: {} candidate sources, {} at a time: {:.1f} s wall, {:.1f} s of worker time ({:.1f}x parallel); "
+                     "{} already built\n",
                      builds, build_jobs, build_phase_seconds, build_worker_seconds,
-                     build_phase_seconds > 0 ? build_worker_seconds / build_phase_seconds : 0.0);
+                     build_phase_seconds > 0 ? build_worker_seconds / build_phase_seconds : 0.0, builds_cached);
   double per_hour = eval_phase_seconds > 0 ? static_cast<double>(evaluations) * 3600.0 / eval_phase_seconds : 0.0;
   out += fmt::format("  evaluation phase: {} evaluations in {:.1f} s wall ({:.0f} per hour, {:.1f} s each)\n", evaluations,
                      eval_phase_seconds, per_hour, evaluations ? eval_phase_seconds / static_cast<double>(evaluations) : 0.0);

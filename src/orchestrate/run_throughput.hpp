@@ -18,6 +18,7 @@ std::string stage_group(const std::string& stage);
 struct RunThroughput {
   int build_jobs = 0;                // builds at once
   std::size_t builds = 0;            // distinct candidate sources built (or tried)
+  std::size_t builds_cached = 0;     // sources skipped: already built for this device and kbv
   double build_phase_seconds = 0;    // wall
   double build_worker_seconds = 0;   // sum over the build workers (> wall when parallel)
   std::size_t evaluations = 0;       // verdicts from the evaluation phase

@@ -144,5 +144,34 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   if (!::testing::Test::HasFailure()) fs::remove_all(f.root);
 }
 
+// A second run into a new DB finds the sources in the build cache and starts no build worker.
+TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-warm");
+  fs::remove_all(root);
+  fs::create_directories(root / "suite/level1");
+  fs::create_directories(root / "runs/m");
+  fs::copy_file(example_problem("7_Swish.py"), root / "suite/level1/7_Swish.py");
+  fs::copy_file(fixture("swish_torch.py"), root / "runs/m/level_1_problem_7_sample_0_kernel.py");
+  fs::copy_file(example_candidate("relu_wrong_cpu.py"), root / "runs/m/level_1_problem_7_sample_1_kernel.py");
+  auto run_into = [&](const std::string& db) {
+    ProcessSpec spec;
+    spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+                 "--db", (root / db).string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",
+                 (root / "builds").string(), "--jobs", "2", "--gpus", "cpu"};
+    auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
+    EXPECT_EQ(r.exit_code, 0) << r.output_head << r.output_tail;
+    return r.output_head + r.output_tail;
+  };
+  std::string cold = run_into("cold.db");
+  EXPECT_NE(cold.find("2 candidate sources built"), std::string::npos) << cold;
+  EXPECT_NE(cold.find("0 already in the build cache"), std::string::npos) << cold;
+  std::string warm = run_into("warm.db");
+  EXPECT_NE(warm.find("0 candidate sources built"), std::string::npos) << warm;
+  EXPECT_NE(warm.find("2 already in the build cache"), std::string::npos) << warm;
+  ResultStore store((root / "warm.db").string(), ResultStore::Mode::read_only);
+  EXPECT_EQ(store.verdict_count(), 2) << "evaluated all the same";
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace kbv

@@ -11,7 +11,7 @@ std::string stage_group(const std::string& stage) {
   if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" ||
       stage == "audit_problem")
     return "correctness";
-  return "startup";  // start, setup, load_problem, done (process start-up and exit)
+  return "startup";  // start, setup, device, python, tracking, load_problem, done (process start-up and exit)
 }
 
 void RunThroughput::add_build(const Verdict& v) {

@@ -48,6 +48,7 @@ TEST_P(GpuStrictHack, CaughtUnderStrictNotUnderStandard) {
 
 INSTANTIATE_TEST_SUITE_P(CudaHacks, GpuStrictHack,
                          ::testing::Values(GpuHack{"side_stream.py", "unsynchronized_work"},
+                                           GpuHack{"side_stream_full_grid.py", "unsynchronized_work"},
                                            GpuHack{"side_stream_thread_launch.py", "unsynchronized_work"},
                                            GpuHack{"persisting_l2.py", "persisting_l2"}),
                          [](const ::testing::TestParamInfo<GpuHack>& info) {
@@ -56,6 +57,15 @@ INSTANTIATE_TEST_SUITE_P(CudaHacks, GpuStrictHack,
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n;
                          });
+
+// The demo corpus's side-stream GELU (its stream does not even wait for the input): on the H200
+// it went unflagged while the audit's marker was a kernel.
+TEST(GpuStrict, DemoGamerSideStreamGeluIsFlagged) {
+  auto r = eval_gpu(testing::kSource + "/runs/demo-gamer/level_1_problem_8_sample_0_kernel.py", "strict",
+                    testing::kSource + "/problems/level1/8_GELU.py");
+  EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+  EXPECT_TRUE(integrity_flags(r).count("unsynchronized_work")) << r.context();
+}
 
 TEST(GpuStrict, StaleMemoryReadsPoison) {
   auto r = eval_gpu(kHacks + "stale_memory.py", "strict");

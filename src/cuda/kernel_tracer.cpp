@@ -304,8 +304,12 @@ void KernelTracer::begin(bool with_memcpy) {
   std::lock_guard control(state_->control_mutex);
   if (!available()) return;
   if (state_->window_open) {
-    // begin() twice: restart the window. Collection is still enabled.
+    // begin() twice: restart the window. Kernel collection is still enabled; copies as asked.
     state_->open_window();
+    if (with_memcpy && !state_->copies)
+      state_->copies = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS;
+    else if (!with_memcpy && state_->copies)
+      state_->copies = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS;
     return;
   }
   state_->open_window();

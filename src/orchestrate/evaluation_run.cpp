@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -103,6 +104,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
 
   std::string started_at = utc_now_iso();
   ProcessResult process = run_process(spec, after(run.limits.run_timeout_seconds), on_message);
+  std::map<std::string, double> stage_seconds = stage_clock.finish();
 
   Verdict v;
   v.protocol = run.job.protocol;
@@ -110,8 +112,8 @@ Verdict run_evaluation(const EvaluationRun& run) {
   v.problem.path = run.job.problem_path;
   v.candidate.path = run.job.candidate_path;
   bool parsed = false;
-  // A verdict sent after the deadline (in the grace given to dump stacks) does not count.
-  if (worker_verdict && !process.timed_out) {
+  // Only messages sent before the deadline arrive here (run_process drops later ones).
+  if (worker_verdict) {
     try {
       v = worker_verdict->get<Verdict>();
       parsed = true;
@@ -136,7 +138,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
                       ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
                       : process.output_head + process.output_tail;
   v.wall_seconds = process.wall_seconds;
-  v.stage_seconds = stage_clock.finish();
+  v.stage_seconds = std::move(stage_seconds);
   // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
   if (run.job.protocol == "strict" && !run.job.candidate_path.empty()) {
     try {

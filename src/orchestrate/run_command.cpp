@@ -124,7 +124,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   std::vector<std::string> devices = o.devices.empty() ? detect_devices() : o.devices;
   const bool cpu = devices.front() == "cpu";
   const std::string size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
-  const std::string build_root = o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir;
+  const std::string build_root = fs::absolute(o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir).string();
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
 
   DeviceInfo device = probe_device(worker, devices.front());

@@ -433,10 +433,11 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
   Clock::time_point drain_until{};
 
   auto deliver = [&](const std::string& line) {
-    if (!on_message) return;
+    // Once timed out (e.g. in the grace after timeout_signal) the child's messages are late:
+    // the caller never sees them, so it judges the child by what it said in time.
+    if (!on_message || result.timed_out) return;
     auto next = on_message(line);
-    // After the end (or once timed out and in its grace), a new deadline means nothing.
-    if (next && running && !result.timed_out) deadline = *next;
+    if (next && running) deadline = *next;  // after the end, a new deadline means nothing
   };
 
   // Reads what is there now (bounded); closes the fd at EOF or on error.

@@ -28,7 +28,7 @@ struct ProcessSpec {
   const std::atomic<bool>* cancel = nullptr;
   // When the deadline passes, first send this signal to the child alone (e.g. SIGUSR1 for a
   // worker that dumps its stacks on it) and give it timeout_grace_seconds to print, then kill the
-  // group. 0: kill at once.
+  // group. 0: kill at once. Messages from the child after its deadline are not delivered.
   int timeout_signal = 0;
   double timeout_grace_seconds = 2.0;
 };

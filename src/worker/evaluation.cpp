@@ -667,8 +667,12 @@ class Evaluation {
       };
       result.baseline = run(reference_);
       result.candidate = run(candidate_model_);
-      result.baseline.resident_bytes = held_tensor_bytes({reference_, problem_}, device_);
-      result.candidate.resident_bytes = held_tensor_bytes({candidate_model_, candidate_}, device_);
+      HeldMemory base_held = held_tensor_bytes({reference_, problem_}, device_);
+      HeldMemory cand_held = held_tensor_bytes({candidate_model_, candidate_}, device_);
+      result.baseline.resident_bytes = base_held.bytes;
+      result.candidate.resident_bytes = cand_held.bytes;
+      if (cand_held.truncated)
+        verdict_.warnings.push_back("memory: the candidate's object graph is too large to walk fully; its held bytes are a floor");
       auto ratio = [](std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
       result.ratio_allocated = ratio(result.candidate.peak_allocated_bytes, result.baseline.peak_allocated_bytes);
       result.ratio_device = ratio(result.candidate.peak_device_bytes, result.baseline.peak_device_bytes);

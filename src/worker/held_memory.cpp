@@ -1,6 +1,7 @@
 #include "worker/held_memory.hpp"
 
 #include <deque>
+#include <string>
 #include <unordered_set>
 
 #include <torch/csrc/autograd/python_variable.h>
@@ -13,44 +14,84 @@ namespace {
 // Enough for any real model; a candidate that builds a huge object graph is not walked forever.
 constexpr std::size_t kMaxObjects = 200000;
 
-// Code and scalars hold no model state.
-bool holds_no_state(PyObject* o, PyObject* module_type) {
-  return o == Py_None || PyType_Check(o) || PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(module_type)) ||
-         PyFunction_Check(o) || PyMethod_Check(o) || PyCFunction_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
-         PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o);
+// Scalars and strings hold no model state.
+bool is_scalar(PyObject* o) {
+  return o == Py_None || PyUnicode_Check(o) || PyBytes_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o);
 }
+
+// The `__module__` string in a type's or function's own dict, without attribute lookups.
+std::string module_of(PyObject* dict) {
+  if (dict == nullptr || !PyDict_Check(dict)) return {};
+  PyObject* name = PyDict_GetItemString(dict, "__module__");  // borrowed; no code runs for str keys
+  if (name == nullptr || !PyUnicode_Check(name)) return {};
+  const char* text = PyUnicode_AsUTF8(name);
+  if (text == nullptr) {
+    PyErr_Clear();
+    return {};
+  }
+  return text;
+}
+
+// Turns the interpreter's cyclic GC off for a scope: a collection could run finalizers
+// (candidate code) and free objects the walk holds borrowed pointers to.
+class GcPause {
+ public:
+  GcPause() : was_enabled_(PyGC_Disable() != 0) {}
+  ~GcPause() {
+    if (was_enabled_) PyGC_Enable();
+  }
+
+ private:
+  bool was_enabled_;
+};
 
 }  // namespace
 
-std::int64_t held_tensor_bytes(const std::vector<py::object>& roots, const at::Device& device) {
-  // Reads containers through the C API only (PyDict_Next, list/tuple item arrays, the
-  // instance __dict__), so no candidate code (__iter__, __getattr__, properties) runs.
-  py::object module_type = py::module_::import("types").attr("ModuleType");
+HeldMemory held_tensor_bytes(const std::vector<py::object>& roots, const at::Device& device) {
+  // Reads objects through the C API only (PyDict_Next, list/tuple item arrays, exact-set
+  // iteration, instance and class dicts, function closures): no candidate code (__iter__,
+  // __getattr__, properties, __class__) runs while the walk looks.
+  GcPause no_gc;
+  HeldMemory held;
   std::unordered_set<PyObject*> seen;
   std::unordered_set<const void*> storages;
+  std::unordered_set<std::string> root_modules;  // classes and functions defined there are walked
   std::deque<PyObject*> queue;
-  std::vector<py::object> keep;  // instance dicts materialised by the walk
-  std::int64_t total = 0;
+  std::vector<py::object> keep;  // strong references to everything the walk produced itself
   auto push = [&](PyObject* o) {
     if (o != nullptr && seen.insert(o).second) queue.push_back(o);
   };
   for (const auto& r : roots) {
-    if (py::isinstance(r, module_type)) {
-      keep.push_back(r.attr("__dict__"));  // a module's globals
-      push(keep.back().ptr());
+    if (PyModule_Check(r.ptr())) {
+      PyObject* globals = PyModule_GetDict(r.ptr());  // borrowed, owned by the module
+      if (const char* name = PyModule_GetName(r.ptr())) root_modules.insert(name);
+      else PyErr_Clear();
+      push(globals);
     } else {
       push(r.ptr());
     }
   }
-  while (!queue.empty() && seen.size() < kMaxObjects) {
+  while (!queue.empty()) {
+    if (seen.size() >= kMaxObjects) {
+      held.truncated = true;
+      break;
+    }
     PyObject* o = queue.front();
     queue.pop_front();
-    if (THPVariable_Check(o)) {
-      const at::Tensor& t = THPVariable_Unpack(o);
-      if (t.defined() && t.has_storage() && t.device() == device && storages.insert(t.storage().data()).second)
-        total += static_cast<std::int64_t>(t.storage().nbytes());
+    // A type check on the real type (THPVariable_Check would ask __class__, i.e. run code).
+    if (THPVariableClass != nullptr && PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(THPVariableClass))) {
+      try {
+        const at::Tensor& t = THPVariable_Unpack(o);
+        // Python-dispatch subclasses (fake or wrapper tensors) have no real storage to count.
+        if (t.defined() && !t.unsafeGetTensorImpl()->is_python_dispatch() && t.has_storage() && t.device() == device &&
+            storages.insert(t.storage().unsafeGetStorageImpl()).second)
+          held.bytes += static_cast<std::int64_t>(t.storage().nbytes());
+      } catch (const std::exception&) {
+        // symbolic or otherwise unmeasurable storage: not counted
+      }
       continue;
     }
+    if (is_scalar(o)) continue;
     if (PyDict_Check(o)) {
       PyObject *key, *value;
       Py_ssize_t pos = 0;
@@ -63,9 +104,51 @@ std::int64_t held_tensor_bytes(const std::vector<py::object>& roots, const at::D
       for (Py_ssize_t i = 0; i < n; ++i) push(items[i]);
       continue;
     }
-    if (holds_no_state(o, module_type.ptr())) continue;
+    if (PyAnySet_CheckExact(o)) {  // built-in iteration only for exact sets
+      PyObject* it = PyObject_GetIter(o);
+      if (it == nullptr) {
+        PyErr_Clear();
+        continue;
+      }
+      while (PyObject* item = PyIter_Next(it)) {
+        keep.push_back(py::reinterpret_steal<py::object>(item));
+        push(item);
+      }
+      Py_DECREF(it);
+      PyErr_Clear();
+      continue;
+    }
+    if (PyModule_Check(o) || PyCFunction_Check(o)) continue;  // other modules and builtins: code
+    if (PyType_Check(o)) {
+      // Class attributes of classes the candidate defined (a cache on the class is held too).
+      PyObject* dict = reinterpret_cast<PyTypeObject*>(o)->tp_dict;
+      if (root_modules.count(module_of(dict))) push(dict);
+      continue;
+    }
+    if (PyMethod_Check(o)) {
+      push(PyMethod_GET_SELF(o));
+      push(PyMethod_GET_FUNCTION(o));
+      continue;
+    }
+    if (PyFunction_Check(o)) {
+      // Closures and defaults of the candidate's functions (e.g. a cache captured by a lambda).
+      PyObject* globals = PyFunction_GET_GLOBALS(o);
+      PyObject* name = globals != nullptr ? PyDict_GetItemString(globals, "__name__") : nullptr;
+      const char* module = name != nullptr && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
+      if (module == nullptr) PyErr_Clear();
+      if (module == nullptr || !root_modules.count(module)) continue;
+      if (PyObject* defaults = PyFunction_GET_DEFAULTS(o)) push(defaults);
+      if (PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(o)) push(kwdefaults);
+      if (PyObject* closure = PyFunction_GET_CLOSURE(o)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(closure); ++i) {
+          PyObject* cell = PyTuple_GET_ITEM(closure, i);
+          if (PyCell_Check(cell)) push(PyCell_GET(cell));
+        }
+      }
+      continue;
+    }
     // Any other object (nn.Module included: its _parameters, _buffers and _modules are dicts in
-    // its __dict__): walk its attributes.
+    // its __dict__): walk its instance dict. Objects with __slots__ only are not seen.
     PyObject* dict = PyObject_GenericGetDict(o, nullptr);
     if (dict == nullptr) {
       PyErr_Clear();
@@ -74,7 +157,7 @@ std::int64_t held_tensor_bytes(const std::vector<py::object>& roots, const at::D
     keep.push_back(py::reinterpret_steal<py::object>(dict));
     push(dict);
   }
-  return total;
+  return held;
 }
 
 }  // namespace kbv::worker

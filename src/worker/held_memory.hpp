@@ -4,7 +4,7 @@
 // storage counted once. A candidate that keeps a transposed weight copy, a scratch buffer or a
 // cache in a plain attribute or a module-level dict holds that memory even though it is neither
 // a parameter nor part of one forward's peak. Blind spot: memory held inside C++ (extension
-// statics, raw cudaMalloc kept across calls).
+// statics, raw cudaMalloc kept across calls), objects with __slots__ only.
 #include <cstdint>
 #include <vector>
 
@@ -13,7 +13,14 @@
 
 namespace kbv::worker {
 
-// Bytes of the distinct tensor storages on `device` reachable from `roots`.
-std::int64_t held_tensor_bytes(const std::vector<pybind11::object>& roots, const at::Device& device);
+struct HeldMemory {
+  std::int64_t bytes = 0;  // distinct tensor storages on the device
+  bool truncated = false;  // the object graph was larger than the walk's cap: bytes is a floor
+};
+
+// The tensors on `device` reachable from `roots` (objects, or modules: their globals).
+// Also walked: class attributes of classes and closures/defaults of functions defined in a root
+// module. Not seen: __slots__-only objects, memory held in C++.
+HeldMemory held_tensor_bytes(const std::vector<pybind11::object>& roots, const at::Device& device);
 
 }  // namespace kbv::worker

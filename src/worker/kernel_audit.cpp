@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 #include <pybind11/pybind11.h>
 
@@ -57,16 +58,22 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   // work (or a thread still launching) ends after. A copy is the marker because a copy engine
   // starts it as soon as the stream gets there, like the timer's end event; a marker kernel
   // would wait for free SMs, i.e. for the blocks of the very kernel it should catch.
-  cudaMemcpyAsync(marker_dst.data_ptr(), marker_src.data_ptr(), sizeof(float), cudaMemcpyDeviceToHost, current.stream());
-  // Fallback marker, for a CUPTI that refuses to trace copies.
-  at::empty({1}, at::TensorOptions().device(device)).fill_(1.0);
+  cudaError_t copied =
+      cudaMemcpyAsync(marker_dst.data_ptr(), marker_src.data_ptr(), sizeof(float), cudaMemcpyDeviceToHost, current.stream());
+  if (copied != cudaSuccess) cudaGetLastError();  // ours: not to be blamed on the next launch
+  {
+    // Fallback marker, for a CUPTI that refuses to trace copies; on the stream that was current
+    // before forward(), whatever forward() left current.
+    c10::cuda::CUDAStreamGuard on_current(current);
+    at::empty({1}, at::TensorOptions().device(device)).fill_(1.0);
+  }
   {
     // Let a candidate's Python thread run (and launch) during the wait.
     pybind11::gil_scoped_release release;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     synchronize(device);
   }
-  const bool copies = tracer.copies_traced();
+  const bool copies = tracer.copies_traced() && copied == cudaSuccess;
   auto records = tracer.end();
   if (!tracer.available() || tracer.dropped_records() > 0) {
     audit.disturbed = true;

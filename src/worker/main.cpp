@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -18,6 +19,9 @@
 #include "worker/report_channel.hpp"
 
 int main(int argc, char** argv) {
+  // kbv sends SIGUSR1 at a deadline to get Python's stacks (faulthandler takes it over once the
+  // interpreter is up); before that it must not kill us early: the group is killed after a grace.
+  std::signal(SIGUSR1, SIG_IGN);
   // The channel is whatever the CLI put on fd 3; keep our own duplicate out of the candidate's
   // easy reach (fd 3 itself is closed, the copy is close-on-exec at a high number).
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);

@@ -79,12 +79,16 @@ TEST(Subprocess, HangIsKilledAtDeadline) {
 
 TEST(Subprocess, TimeoutSignalLetsTheChildSayWhereItHangsBeforeTheKill) {
   // The child prints on SIGUSR1 and keeps hanging: it is heard, then killed after the grace.
-  auto spec = shell("trap 'echo stuck-here' USR1; while :; do sleep 0.05; done");
+  // What it sends on fd 3 after the deadline is late and never reaches the handler.
+  auto spec = shell("echo early >&3; trap 'echo stuck-here; echo late >&3' USR1; while :; do sleep 0.05; done");
   spec.timeout_signal = SIGUSR1;
   spec.timeout_grace_seconds = 0.5;
-  auto r = run_process(spec, in(500ms), [](const std::string&) {
-    return std::optional<Clock::time_point>{Clock::now() + std::chrono::hours(1)};  // ignored once timed out
+  std::vector<std::string> lines;
+  auto r = run_process(spec, in(500ms), [&](const std::string& l) {
+    lines.push_back(l);
+    return std::optional<Clock::time_point>{};
   });
+  EXPECT_EQ(lines, std::vector<std::string>{"early"});
   EXPECT_TRUE(r.timed_out);
   EXPECT_FALSE(r.exited);
   EXPECT_NE((r.output_head + r.output_tail).find("stuck-here"), std::string::npos);

@@ -46,9 +46,9 @@ class ModelNew(nn.Module):
         self.pair = (torch.zeros(250), 3)           # 1000 bytes in a tuple
 model = ModelNew()
 )");
-  std::int64_t with_globals = held_tensor_bytes({m.attr("model"), m}, kCpu);
+  std::int64_t with_globals = held_tensor_bytes({m.attr("model"), m}, kCpu).bytes;
   EXPECT_EQ(with_globals, 440 + 400 + 2000 + 1000 + 4000);
-  EXPECT_EQ(held_tensor_bytes({m.attr("model")}, kCpu), 440 + 400 + 2000 + 1000);
+  EXPECT_EQ(held_tensor_bytes({m.attr("model")}, kCpu).bytes, 440 + 400 + 2000 + 1000);
 }
 
 TEST(HeldMemory, RunsNoCandidateCode) {
@@ -71,17 +71,37 @@ class ModelNew(nn.Module):
     def __getattr__(self, name):
         calls.append("getattr " + name)
         return super().__getattr__(name)
+    def __getattribute__(self, name):
+        if name == "__class__":
+            calls.append("__class__")
+        return super().__getattribute__(name)
 model = ModelNew()
 calls.clear()
 )");
-  EXPECT_EQ(held_tensor_bytes({m.attr("model"), m}, kCpu), 400) << "the list subclass's items are read directly";
+  EXPECT_EQ(held_tensor_bytes({m.attr("model"), m}, kCpu).bytes, 400) << "the list subclass's items are read directly";
   EXPECT_EQ(py::len(m.attr("calls")), 0u) << py::str(m.attr("calls")).cast<std::string>();
+}
+
+TEST(HeldMemory, FindsCachesOnClassesAndInClosures) {
+  py::module_ m = module_from("held_d", R"(
+import torch, torch.nn as nn
+def make_forward():
+    cache = {"w": torch.zeros(300)}                  # 1200 bytes captured by a closure
+    def forward(self, x):
+        return cache["w"]
+    return forward
+class ModelNew(nn.Module):
+    table = [torch.zeros(200)]                        # 800 bytes on the class
+    forward = make_forward()
+model = ModelNew()
+)");
+  EXPECT_EQ(held_tensor_bytes({m.attr("model"), m}, kCpu).bytes, 1200 + 800);
 }
 
 TEST(HeldMemory, OnlyCountsTheAskedDevice) {
   py::module_ m = module_from("held_c", "import torch\nx = torch.zeros(100)\n");
-  EXPECT_EQ(held_tensor_bytes({m}, kCpu), 400);
-  EXPECT_EQ(held_tensor_bytes({m}, at::Device(at::kCUDA, 0)), 0);
+  EXPECT_EQ(held_tensor_bytes({m}, kCpu).bytes, 400);
+  EXPECT_EQ(held_tensor_bytes({m}, at::Device(at::kCUDA, 0)).bytes, 0);
 }
 
 }  // namespace

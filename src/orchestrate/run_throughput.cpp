@@ -4,16 +4,6 @@
 
 namespace kbv {
 
-std::string stage_group(const std::string& stage) {
-  if (stage == "build" || stage == "built") return "build";
-  if (stage == "timing") return "timing";
-  if (stage == "memory") return "memory";
-  if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" ||
-      stage == "audit_problem")
-    return "correctness";
-  return "startup";  // start, setup, device, python, tracking, load_problem, done (process start-up and exit)
-}
-
 void RunThroughput::add_build(const Verdict& v) {
   ++builds;
   build_worker_seconds += v.wall_seconds;
@@ -46,8 +36,8 @@ std::string RunThroughput::describe() const {
                      eval_phase_seconds, per_hour, evaluations ? eval_phase_seconds / static_cast<double>(evaluations) : 0.0);
   if (!eval_group_seconds.empty()) {
     out += "  evaluation time by stage:";
-    for (const char* g : {"startup", "build", "correctness", "timing", "memory"}) {
-      auto it = eval_group_seconds.find(g);
+    for (std::string_view g : kStageGroups) {
+      auto it = eval_group_seconds.find(std::string(g));
       out += fmt::format(" {} {:.1f} s", g, it == eval_group_seconds.end() ? 0.0 : it->second);
     }
     out += "\n";

@@ -8,12 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/stage_group.hpp"
 #include "core/verdict.hpp"
 
 namespace kbv {
 
-// The group a worker stage belongs to in the summary ("start" = process start-up).
-std::string stage_group(const std::string& stage);
 
 struct RunThroughput {
   int build_jobs = 0;                // builds at once

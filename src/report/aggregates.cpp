@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/stage_group.hpp"
 #include "store/result_store.hpp"
 
 namespace kbv {
@@ -265,6 +266,17 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
   std::vector<std::string> labels = run_labels(recs);
   std::set<std::string> run_set(labels.begin(), labels.end());
   report.runs.assign(run_set.begin(), run_set.end());
+  {
+    std::map<std::string, EvaluationCost> costs;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      auto& c = costs[labels[i]];
+      c.run = labels[i];
+      ++c.evaluations;
+      c.worker_seconds += recs[i].verdict.wall_seconds;
+      for (const auto& [stage, seconds] : recs[i].verdict.stage_seconds) c.group_seconds[stage_group(stage)] += seconds;
+    }
+    for (auto& [run, c] : costs) report.costs.push_back(std::move(c));
+  }
 
   // Problems left out of every aggregate. Degeneracy depends on the distributions: ReLU is
   // degenerate under standard's and verified's draws (the input or zeros pass them all) but not

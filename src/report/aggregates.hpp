@@ -108,6 +108,16 @@ struct DecompositionRow {
   std::vector<DecompositionCell> cells;  // one per Report::scorings
 };
 
+// What evaluating a run cost: worker wall time over every verdict of the run (all protocols),
+// by stage group (core/stage_group.hpp). Verdicts written before stage_seconds existed count in
+// `evaluations` and `worker_seconds` only.
+struct EvaluationCost {
+  std::string run;
+  int evaluations = 0;
+  double worker_seconds = 0;                   // sum of wall_seconds
+  std::map<std::string, double> group_seconds;  // stage group -> seconds
+};
+
 struct ReportOptions {
   std::string protocol;  // headline protocol; "" picks the strictest present (strict, verified, standard)
   std::string source;    // shown in the header (the DB path)
@@ -129,6 +139,7 @@ struct Report {
   std::vector<DecompositionRow> decomposition;
   std::vector<ProblemScore> problems;  // per run and problem, headline protocol
   std::vector<ExcludedProblem> excluded;
+  std::vector<EvaluationCost> costs;   // per run
   std::vector<VerdictRecord> records;  // every verdict considered; ProblemScore::best indexes it
 
   const VerdictRecord& best(const ProblemScore& p) const { return records[p.best]; }

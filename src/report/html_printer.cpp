@@ -252,6 +252,17 @@ std::string render_html(const Report& r) {
     }
     out += "</tbody></table></div>\n";
   }
+  out += "<h2>Evaluation cost</h2>\n<p class=\"help\">Worker time per run over every stored verdict, and where it went.</p>\n";
+  {
+    const auto& cols = cost_columns();
+    out += "<div class=\"wrap\"><table class=\"sortable\" id=\"costs\">" + thead(cols) + "<tbody>\n";
+    for (const auto& c : r.costs) {
+      out += "<tr>";
+      for (const auto& col : cols) out += td(col.text(c), col.number ? col.number(c) : std::nullopt);
+      out += "</tr>\n";
+    }
+    out += "</tbody></table></div>\n";
+  }
   out += "<script>";
   out += kJs;
   out += "</script>\n</body></html>\n";

@@ -62,6 +62,10 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                         {"moved_vs_standard", opt(c.moved)}});
     j["decomposition"].push_back(J{{"run", row.run}, {"problems", row.problems}, {"scorings", cells}});
   }
+  j["costs"] = J::array();
+  for (const auto& c : report.costs)
+    j["costs"].push_back(J{{"run", c.run}, {"evaluations", c.evaluations}, {"worker_seconds", c.worker_seconds},
+                           {"group_seconds", c.group_seconds}});
   j["excluded"] = J::array();
   for (const auto& e : report.excluded)
     j["excluded"].push_back(J{{"level", e.level},

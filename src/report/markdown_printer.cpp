@@ -116,6 +116,13 @@ std::string render_markdown(const Report& report) {
     out += table(cols, report.problems.size(),
                  [&](std::size_t r, std::size_t c) { return cols[c].text(report, report.problems[r]); });
   }
+
+  out += "\n## Evaluation cost\n\nWorker time per run over every stored verdict, and where it went (stage groups: "
+         "start-up = process, interpreter, torch, CUDA context; build = importing the candidate and its extensions).\n\n";
+  {
+    const auto& cols = cost_columns();
+    out += table(cols, report.costs.size(), [&](std::size_t r, std::size_t c) { return cols[c].text(report.costs[r]); });
+  }
   return out;
 }
 

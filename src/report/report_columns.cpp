@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stage_group.hpp"
 #include "report/verdict_text.hpp"
 
 namespace kbv {
@@ -136,7 +137,39 @@ std::vector<DecompositionColumn> make_decomposition_columns() {
   };
 }
 
+std::vector<CostColumn> make_cost_columns() {
+  using C = const EvaluationCost&;
+  std::vector<CostColumn> cols = {
+      {"run", "run (model)", [](C c) { return c.run; }, nullptr},
+      {"evaluations", "verdicts of this run, every protocol", [](C c) { return std::to_string(c.evaluations); },
+       [](C c) { return num(c.evaluations); }},
+      {"worker hours", "sum of the evaluations' wall time", [](C c) { return fmt::format("{:.2f}", c.worker_seconds / 3600); },
+       [](C c) { return std::optional<double>(c.worker_seconds / 3600); }},
+      {"s per evaluation", "mean wall time of one evaluation (worker start to exit)",
+       [](C c) { return c.evaluations ? fmt::format("{:.1f}", c.worker_seconds / c.evaluations) : "n/a"; },
+       [](C c) { return c.evaluations ? std::optional<double>(c.worker_seconds / c.evaluations) : std::nullopt; }},
+  };
+  for (std::string_view g : kStageGroups) {
+    std::string group(g);
+    auto share = [group](C c) -> std::optional<double> {
+      double total = 0;
+      for (const auto& [name, seconds] : c.group_seconds) total += seconds;
+      auto it = c.group_seconds.find(group);
+      if (total <= 0) return std::nullopt;
+      return (it == c.group_seconds.end() ? 0.0 : it->second) / total;
+    };
+    cols.push_back({group, "share of the evaluations' time spent in " + group + " stages (stage_seconds)",
+                    [share](C c) { return format_rate(share(c)); }, share});
+  }
+  return cols;
+}
+
 }  // namespace
+
+const std::vector<CostColumn>& cost_columns() {
+  static const auto c = make_cost_columns();
+  return c;
+}
 
 const std::vector<AggregateColumn>& aggregate_columns() {
   static const auto c = make_aggregate_columns();

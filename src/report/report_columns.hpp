@@ -42,4 +42,12 @@ struct DecompositionColumn {
 // Long format: one row per (run, scoring).
 const std::vector<DecompositionColumn>& decomposition_columns();
 
+struct CostColumn {
+  std::string header;
+  std::string help;
+  std::function<std::string(const EvaluationCost&)> text;
+  std::function<std::optional<double>(const EvaluationCost&)> number;
+};
+const std::vector<CostColumn>& cost_columns();
+
 }  // namespace kbv

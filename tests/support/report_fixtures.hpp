@@ -3,6 +3,7 @@
 // HTML screenshot check. Nothing here runs a worker.
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,6 +33,7 @@ struct FakeVerdict {
   std::string device = "NVIDIA H200";
   std::string stage;  // "" = what the outcome implies
   std::string candidate_sha;  // "" = derived from run/level/problem/sample
+  std::map<std::string, double> stage_seconds;  // when set, wall_seconds is their sum (else 3.5)
 };
 
 inline Verdict make_verdict(const FakeVerdict& f) {
@@ -75,6 +77,9 @@ inline Verdict make_verdict(const FakeVerdict& f) {
     add("eager_tf32_on", f.speedup_on);
     v.timing = t;
   }
+  v.stage_seconds = f.stage_seconds;
+  if (!f.stage_seconds.empty()) v.wall_seconds = 0;
+  for (const auto& [stage, seconds] : f.stage_seconds) v.wall_seconds += seconds;
   if (f.memory) {
     MemoryResult m;
     m.method = "cupti_allocation_callbacks";

@@ -134,6 +134,27 @@ TEST(Aggregates, MemoryCountsWhatTheModelHoldsBetweenCalls) {
   EXPECT_EQ(*r.problems[0].candidate_memory_bytes, 256);
 }
 
+TEST(Aggregates, EvaluationCostSumsStageTimeByGroupPerRun) {
+  auto a = correct(1, 2.0);
+  a.stage_seconds = {{"start", 0.5}, {"python", 1.5}, {"correctness", 1.0}, {"audit", 0.5}, {"timing", 1.0}};
+  auto b = correct(2, 2.0);
+  b.protocol = "strict";
+  b.stage_seconds = {{"start", 0.5}, {"build", 2.5}, {"timing", 0.5}};
+  auto other = correct(1, 1.0, 0, "model-b");
+  auto r = build({a, b, other});
+  ASSERT_EQ(r.costs.size(), 2u);
+  const auto& c = r.costs[0];
+  EXPECT_EQ(c.run, "model-a");
+  EXPECT_EQ(c.evaluations, 2) << "every protocol counts";
+  EXPECT_DOUBLE_EQ(c.worker_seconds, 8.0);
+  EXPECT_DOUBLE_EQ(c.group_seconds.at("startup"), 2.5);
+  EXPECT_DOUBLE_EQ(c.group_seconds.at("correctness"), 1.5);
+  EXPECT_DOUBLE_EQ(c.group_seconds.at("build"), 2.5);
+  EXPECT_DOUBLE_EQ(c.group_seconds.at("timing"), 1.5);
+  EXPECT_EQ(r.costs[1].evaluations, 1);
+  EXPECT_TRUE(r.costs[1].group_seconds.empty()) << "a verdict without stage_seconds adds no stage time";
+}
+
 TEST(Aggregates, MemoryIsNotAvailableWithoutMeasurements) {
   auto f = correct(1, 1.2);
   f.protocol = "standard";

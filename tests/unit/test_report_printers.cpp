@@ -89,7 +89,7 @@ TEST(SvgPlot, LogRangeCoversTheDataAndOne) {
 TEST(MarkdownPrinter, HasEverySectionAndTheHeadlineNumbers) {
   auto report = suite_report();
   auto md = render_markdown(report);
-  for (const char* section : {"## Summary", "## Per level", "## Integrity flags", "## Decomposition", "## Excluded problems", "## Per problem"})
+  for (const char* section : {"## Summary", "## Per level", "## Integrity flags", "## Decomposition", "## Excluded problems", "## Per problem", "## Evaluation cost"})
     EXPECT_NE(md.find(section), std::string::npos) << section;
   EXPECT_NE(md.find("Headline protocol **strict**"), std::string::npos);
   for (const auto& run : report.runs) EXPECT_NE(md.find("| " + run + " |"), std::string::npos) << run;

@@ -1,0 +1,22 @@
+#pragma once
+// The few groups that worker stages (Verdict::stage_seconds keys) are summed into when saying
+// where evaluation time goes: start-up, build, correctness (and the strict checks), timing,
+// memory. Shared by `kbv run`'s closing summary and `kbv report`'s cost table.
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace kbv {
+
+inline constexpr std::array<std::string_view, 5> kStageGroups = {"startup", "build", "correctness", "timing", "memory"};
+
+inline std::string stage_group(const std::string& stage) {
+  if (stage == "build" || stage == "built") return "build";
+  if (stage == "timing") return "timing";
+  if (stage == "memory") return "memory";
+  if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" || stage == "audit_problem")
+    return "correctness";
+  return "startup";  // start, setup, device, python, tracking, load_problem, done: process start-up and exit
+}
+
+}  // namespace kbv

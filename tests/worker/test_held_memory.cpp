@@ -98,6 +98,18 @@ model = ModelNew()
   EXPECT_EQ(held_tensor_bytes({m.attr("model"), m}, kCpu).bytes, 1200 + 800);
 }
 
+TEST(HeldMemory, SkipsTensorsWithoutRealStorage) {
+  // A fake tensor (python-dispatch subclass) holds no device memory and must not throw.
+  py::module_ m = module_from("held_e", R"(
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+with FakeTensorMode():
+    fake = torch.zeros(1000)
+real = torch.zeros(10)
+)");
+  EXPECT_EQ(held_tensor_bytes({m}, kCpu).bytes, 40);
+}
+
 TEST(HeldMemory, OnlyCountsTheAskedDevice) {
   py::module_ m = module_from("held_c", "import torch\nx = torch.zeros(100)\n");
   EXPECT_EQ(held_tensor_bytes({m}, kCpu).bytes, 400);

@@ -3,6 +3,7 @@
 // where evaluation time goes: start-up, build, correctness (and the strict checks), timing,
 // memory. Shared by `kbv run`'s closing summary and `kbv report`'s cost table.
 #include <array>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,11 @@ inline std::string stage_group(const std::string& stage) {
   if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" || stage == "audit_problem")
     return "correctness";
   return "startup";  // start, setup, device, python, tracking, load_problem, done: process start-up and exit
+}
+
+// Adds a verdict's stage_seconds into per-group totals.
+inline void add_stage_groups(const std::map<std::string, double>& stage_seconds, std::map<std::string, double>& groups) {
+  for (const auto& [stage, seconds] : stage_seconds) groups[stage_group(stage)] += seconds;
 }
 
 }  // namespace kbv

@@ -82,8 +82,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   spec.cancel = run.cancel;
   spec.timeout_signal = SIGUSR1;  // the worker dumps every Python thread's stack on it
 
-  std::string stage = "start";
-  StageClock stage_clock;
+  StageClock stage_clock;  // also says which stage the worker is in
   std::optional<nlohmann::json> worker_verdict;
   auto on_message = [&](const std::string& line) -> std::optional<Clock::time_point> {
     nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
@@ -91,9 +90,8 @@ Verdict run_evaluation(const EvaluationRun& run) {
     std::string event = message.value("event", "");
     if (event == "stage") {
       std::string next = message.value("stage", "");
-      bool was_build = stage == "build";
+      bool was_build = stage_clock.current() == "build";
       stage_clock.enter(next);
-      stage = next;
       if (next == "build") return after(run.limits.compile_timeout_seconds);
       if (was_build) return after(run.limits.run_timeout_seconds);
     } else if (event == "verdict" && message.contains("verdict")) {
@@ -122,7 +120,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
     }
   }
   if (!parsed) {
-    describe_lost_worker(v, process, stage, run.limits);
+    describe_lost_worker(v, process, stage_clock.current(), run.limits);
     v.protocol_version = protocol_by_name(run.job.protocol).version;
     v.problem.size = run.job.size;
     try {

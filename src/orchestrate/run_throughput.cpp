@@ -11,7 +11,7 @@ void RunThroughput::add_build(const Verdict& v) {
 
 void RunThroughput::add_evaluation(const Verdict& v) {
   ++evaluations;
-  for (const auto& [stage, seconds] : v.stage_seconds) eval_group_seconds[stage_group(stage)] += seconds;
+  add_stage_groups(v.stage_seconds, eval_group_seconds);
 }
 
 nlohmann::json RunThroughput::to_json() const {

@@ -13,7 +13,6 @@
 
 namespace kbv {
 
-
 struct RunThroughput {
   int build_jobs = 0;                // builds at once
   std::size_t builds = 0;            // distinct candidate sources built (or tried)

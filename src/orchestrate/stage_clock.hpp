@@ -21,6 +21,8 @@ class StageClock {
     stage_ = stage;
   }
 
+  const std::string& current() const { return stage_; }
+
   // Closes the current stage and returns seconds per stage (a stage entered twice adds up).
   std::map<std::string, double> finish(Clock::time_point now = Clock::now()) {
     close(now);

@@ -515,14 +515,14 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
       if (child_has_exited(pid)) {
         end_group();
       } else if (Clock::now() >= deadline) {
-        if (spec.timeout_signal != 0 && !result.timed_out) {
+        const bool first_deadline = !result.timed_out;
+        result.timed_out = true;
+        if (spec.timeout_signal != 0 && first_deadline) {
           // Late but alive: ask it to say where it is stuck, then kill it after the grace.
-          result.timed_out = true;
           ::kill(pid, spec.timeout_signal);
           deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(spec.timeout_grace_seconds));
         } else {
-          result.timed_out = true;
           end_group();
         }
       } else if (spec.cancel && spec.cancel->load()) {

@@ -273,7 +273,7 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
       c.run = labels[i];
       ++c.evaluations;
       c.worker_seconds += recs[i].verdict.wall_seconds;
-      for (const auto& [stage, seconds] : recs[i].verdict.stage_seconds) c.group_seconds[stage_group(stage)] += seconds;
+      add_stage_groups(recs[i].verdict.stage_seconds, c.group_seconds);
     }
     for (auto& [run, c] : costs) report.costs.push_back(std::move(c));
   }

@@ -517,11 +517,10 @@ class Evaluation {
     // a few traced calls: any one with late work or a disturbed tracer decides.
     KernelAudit audit;
     for (int call = 0; call < kAuditCalls; ++call) {
-      auto one = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
+      audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
         return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
       });
-      if (call == 0 || one.disturbed || !one.late_kernels.empty()) audit = one;
-      if (one.disturbed || !one.late_kernels.empty() || !one.traced) break;
+      if (audit.disturbed || !audit.late_kernels.empty() || !audit.traced) break;
     }
     if (audit.disturbed)
       flag("tampering", "kernel tracing was disturbed during ModelNew.forward (" + audit.note + "): a profiler or CUPTI client started by the candidate?");

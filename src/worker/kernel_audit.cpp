@@ -44,13 +44,12 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
     forward();
     return audit;
   }
-  synchronize(device);
   auto current = at::cuda::getCurrentCUDAStream(device.index());
   const auto current_id = kbv::cuda::KernelTracer::stream_id_of(current.stream());
   // The marker copy's ends: 4 bytes from the device into pinned host memory.
   at::Tensor marker_src = at::zeros({1}, at::TensorOptions().device(device));
   at::Tensor marker_dst = at::empty({1}, at::TensorOptions().pinned_memory(true));
-  synchronize(device);
+  synchronize(device);  // nothing of ours or the candidate's earlier calls is left in the window
   tracer.begin(/*with_memcpy=*/true);
   forward();
   // The marker: when the current stream gets past the point where forward() returned. Honest

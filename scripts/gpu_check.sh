@@ -3,7 +3,7 @@
 # builds kbv there, runs the 'gpu' test label (and the CPU tiers, which are quick with 16 cores),
 # evaluates the CUDA examples, and prints a summary table last. Logs and verdicts go to $OUT.
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
-#   KBV_GPU_STEPS="build tests examples" selects steps.
+#   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -111,7 +111,7 @@ if [[ " $STEPS " == *" demo "* ]]; then
   mkdir -p out/gpu-demo
   DB="${KBV_DEMO_DB:-out/gpu-demo/kbv.db}"
   start=$(date +%s)
-  timeout "${KBV_DEMO_SECONDS:-400}" "$BUILD/bin/kbv" run --problems problems --runs runs --db "$DB" \
+  timeout "${KBV_DEMO_SECONDS:-400}" "$BUILD/bin/kbv" run --problems problems --runs "${KBV_DEMO_RUNS:-runs}" --db "$DB" \
     --protocol "${KBV_DEMO_PROTOCOLS:-standard,verified,strict}" --time-budget "${KBV_DEMO_BUDGET:-1}" \
     --jobs 16 >"$OUT/demo_run.log" 2>&1
   echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$OUT/demo_run.log" | tail -12; tail -c 300 "$OUT/demo_run.log"; echo

@@ -3,7 +3,8 @@
 # builds kbv there, runs the 'gpu' test label (and the CPU tiers, which are quick with 16 cores),
 # evaluates the CUDA examples, and prints a summary table last. Logs and verdicts go to $OUT.
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
-#   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset).
+#   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
+#   KBV_GPU_TARGETS="kbv kbv-worker" builds only those (enough for examples, hacks, demo).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -46,7 +47,7 @@ if [[ " $STEPS " == *" build "* ]]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBV_PYTHON="$PY" -DKBV_WITH_TORCH=ON \
         -DKBV_ENABLE_GPU_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/configure.log" 2>&1 \
     || { tail -30 "$OUT/configure.log"; exit 1; }
-  cmake --build "$BUILD" -j"$(nproc)" -- -k 0 >"$OUT/build.log" 2>&1 || { echo "BUILD FAILED (continuing with what built):"; grep -E "error:|FAILED" "$OUT/build.log" | head -30; }
+  cmake --build "$BUILD" -j"$(nproc)" --target ${KBV_GPU_TARGETS:-all} -- -k 0 >"$OUT/build.log" 2>&1 || { echo "BUILD FAILED (continuing with what built):"; grep -E "error:|FAILED" "$OUT/build.log" | head -30; }
   echo "built in $(( $(date +%s) - start )) s"
 fi
 

@@ -173,8 +173,10 @@ class MockLlmServer {
       if (marker == "KBV_TDELAY") std::this_thread::sleep_for(std::chrono::milliseconds(250));
       out = http(200, reply(anthropic, fenced));
     }
-    if (!out.empty()) send_all(fd, out);
+    // Out of flight before the reply leaves: once the client has the reply it may send its next
+    // request, which must not find this one still counted.
     --in_flight_;
+    if (!out.empty()) send_all(fd, out);
     ::close(fd);
   }
 

@@ -516,12 +516,26 @@ class Evaluation {
     // Late work depends on host timing (a launcher thread may be quick or slow to hand over), so
     // a few traced calls: any one with late work or a disturbed tracer decides.
     KernelAudit audit;
+    int calls = 0, released_early = 0;
+    std::string gate_error;
     for (int call = 0; call < kAuditCalls; ++call) {
       audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
         return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
       });
+      if (audit.traced) ++calls;
+      if (audit.traced && audit.gate != GateState::held) ++released_early;
+      if (audit.gate == GateState::not_held && !audit.gate_error.empty()) gate_error = audit.gate_error;
       if (audit.disturbed || !audit.late_kernels.empty() || !audit.traced) break;
     }
+    // Late work was then judged with the host's latency in it: short unjoined work can be missed.
+    if (released_early > 0)
+      verdict_.warnings.push_back(
+          "kernel audit: in " + std::to_string(released_early) + " of " + std::to_string(calls) +
+          " traced calls the current stream was not held until the marker (" +
+          (gate_error.empty() ? "the gate timed out after 100 ms: forward() synchronised, queued more launches than "
+                                "the launch queue holds, or ran over 100 ms on the host"
+                              : "no gate: " + gate_error) +
+          ")");
     if (audit.disturbed)
       flag("tampering", "kernel tracing was disturbed during ModelNew.forward (" + audit.note + "): a profiler or CUPTI client started by the candidate?");
     if (!audit.late_kernels.empty())

@@ -16,6 +16,7 @@
 #include "worker/device.hpp"
 #ifdef KBV_HAVE_CUPTI
 #include "cuda/kernel_tracer.hpp"
+#include "cuda/stream_gate.hpp"
 #endif
 
 namespace kbv::worker {
@@ -49,9 +50,22 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   // The marker copy's ends: 4 bytes from the device into pinned host memory.
   at::Tensor marker_src = at::zeros({1}, at::TensorOptions().device(device));
   at::Tensor marker_dst = at::empty({1}, at::TensorOptions().pinned_memory(true));
+  // The fallback marker's tensor, filled once here: between the marker and opening the gate
+  // nothing may allocate or load a module (either can wait for the held stream).
+  at::Tensor fallback_marker = at::empty({1}, at::TensorOptions().device(device));
+  fallback_marker.fill_(0.0);
   synchronize(device);  // nothing of ours or the candidate's earlier calls is left in the window
   tracer.begin(/*with_memcpy=*/true);
+  // The current stream is held until the marker is queued, so side work that waits for it starts
+  // with the marker, however long the host takes to get from the launch to the marker
+  // (cuda/stream_gate.hpp). A forward() that synchronises waits out the timeout instead.
+  // KBV_AUDIT_GATE=0 turns it off, to compare the two on a device (docs/checks.md).
+  kbv::cuda::StreamGate gate(std::chrono::milliseconds(100));
+  const char* gate_env = std::getenv("KBV_AUDIT_GATE");
+  const bool gate_wanted = !(gate_env && std::string(gate_env) == "0");
+  const bool gated = gate_wanted && gate.close(current.stream());
   forward();
+  const std::uint64_t returned_ns = kbv::cuda::KernelTracer::timestamp_now();
   // The marker: when the current stream gets past the point where forward() returned. Honest
   // side-stream work is joined into the current stream before it, so it ends first; unjoined
   // work (or a thread still launching) ends after. A copy is the marker because a copy engine
@@ -64,8 +78,12 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
     // Fallback marker, for a CUPTI that refuses to trace copies; on the stream that was current
     // before forward(), whatever forward() left current.
     c10::cuda::CUDAStreamGuard on_current(current);
-    at::empty({1}, at::TensorOptions().device(device)).fill_(1.0);
+    fallback_marker.fill_(1.0);
   }
+  const std::uint64_t open_called_ns = kbv::cuda::KernelTracer::timestamp_now();
+  gate.open();
+  audit.gate = !gated ? GateState::not_held : gate.timed_out() ? GateState::timed_out : GateState::held;
+  if (!gated) audit.gate_error = gate_wanted ? gate.error() : "turned off by KBV_AUDIT_GATE=0";
   {
     // Let a candidate's Python thread run (and launch) during the wait.
     pybind11::gil_scoped_release release;
@@ -103,12 +121,14 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
     return audit;
   }
   if (std::getenv("KBV_DEBUG_AUDIT")) {  // the traced timeline, relative to the marker's start
-    std::fprintf(stderr, "kbv audit: %zu records, current stream %u, marker %s on stream %u\n", records.size(), current_id,
-                 marker->name.c_str(), marker->stream_id);
+    auto rel = [&](std::uint64_t t) { return (static_cast<double>(t) - static_cast<double>(marker->start_ns)) / 1e3; };
+    const char* gate_state = audit.gate == GateState::held ? "stream held" : audit.gate == GateState::timed_out ? "gate timed out" : "not held";
+    std::fprintf(stderr, "kbv audit: %zu records, current stream %u, marker %s on stream %u; %s, forward returned %+.1f us, open() called %+.1f us\n",
+                 records.size(), current_id, marker->name.c_str(), marker->stream_id, gate_state, rel(returned_ns),
+                 rel(open_called_ns));
     for (const auto& r : records)
       std::fprintf(stderr, "kbv audit:   stream %u  start %+.1f us  end %+.1f us  %.60s\n", r.stream_id,
-                   (static_cast<double>(r.start_ns) - static_cast<double>(marker->start_ns)) / 1e3,
-                   (static_cast<double>(r.end_ns) - static_cast<double>(marker->start_ns)) / 1e3, r.name.c_str());
+                   rel(r.start_ns), rel(r.end_ns), r.name.c_str());
   }
   double total = 0, own = 0;
   for (const auto& r : records) {

@@ -31,7 +31,7 @@ std::string_view distribution_status_name(DistributionStatus s) {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FileRef, path, sha256)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProblemInfo, path, sha256, level, id, name, size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, kind, name, capability, l2_bytes,
-                                                memory_bytes, driver)
+                                                memory_bytes, driver, peak_dram_bytes_per_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Provenance, kbv_version, git_commit, torch_version,
                                                 cuda_version, python_version, hostname, started_at,
                                                 argv)

@@ -38,6 +38,9 @@ struct DeviceInfo {
   std::int64_t l2_bytes = 0;
   std::int64_t memory_bytes = 0;
   std::string driver;
+  // Theoretical peak DRAM bandwidth (memory clock x bus width x 2), for implausible_speed; 0 when
+  // unknown (CPU). KBV_PEAK_DRAM_BYTES_PER_S overrides it.
+  double peak_dram_bytes_per_s = 0;
 };
 
 struct Provenance {

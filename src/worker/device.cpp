@@ -1,5 +1,6 @@
 #include "worker/device.hpp"
 
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
@@ -7,6 +8,8 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
+
+#include "core/speed_bound.hpp"
 
 namespace kbv::worker {
 
@@ -31,6 +34,16 @@ std::string cpu_model_name() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "cpu";
 }
+
+// KBV_PEAK_DRAM_BYTES_PER_S: for a device whose attributes misreport, and for testing
+// implausible_speed where there is no GPU.
+void apply_peak_override(DeviceInfo& info) {
+  if (const char* v = std::getenv("KBV_PEAK_DRAM_BYTES_PER_S")) {
+    char* end = nullptr;
+    double peak = std::strtod(v, &end);
+    if (end != v && peak > 0) info.peak_dram_bytes_per_s = peak;
+  }
+}
 }  // namespace
 
 DeviceInfo describe_device(const at::Device& device) {
@@ -38,6 +51,7 @@ DeviceInfo describe_device(const at::Device& device) {
   if (!device.is_cuda()) {
     info.kind = "cpu";
     info.name = cpu_model_name();
+    apply_peak_override(info);
     return info;
   }
   const cudaDeviceProp* prop = at::cuda::getDeviceProperties(device.index());
@@ -49,6 +63,12 @@ DeviceInfo describe_device(const at::Device& device) {
   int driver = 0;
   if (cudaDriverGetVersion(&driver) == cudaSuccess)
     info.driver = "CUDA driver API " + std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device.index()) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device.index()) == cudaSuccess)
+    info.peak_dram_bytes_per_s = peak_dram_bytes_per_s(clock_khz, bus_bits);
+  cudaGetLastError();
+  apply_peak_override(info);
   return info;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
+#include "core/speed_bound.hpp"
 #include "worker/build_hooks.hpp"
 #include "worker/compare.hpp"
 #include "worker/device.hpp"
@@ -224,6 +225,7 @@ class Evaluation {
     if (strict()) audit_candidate_calls();
     if (job_.timing.enabled) measure_time();
     else if (strict()) check_reuse_without_timing();
+    if (strict()) check_speed_bound();
     if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
     if (strict()) check_tampering("after the evaluation");
     enter("done");
@@ -520,7 +522,10 @@ class Evaluation {
     std::string gate_error;
     for (int call = 0; call < kAuditCalls; ++call) {
       audit = guarded(Outcome::runtime_error, "audit: ModelNew.forward", [&] {
-        return audit_kernels(device_, own, [&] { auto out = call_forward(candidate_model_, inputs); });
+        return audit_kernels(device_, own, [&] {
+          auto out = call_forward(candidate_model_, inputs);
+          output_bytes_ = output_bytes_to_write(out, device_);  // the timing inputs' shapes
+        });
       });
       if (audit.traced) ++calls;
       if (audit.traced && audit.gate != GateState::held) ++released_early;
@@ -568,6 +573,18 @@ class Evaluation {
                                                          std::max<std::int64_t>(1, job_.timing.input_set_budget_bytes / bytes)));
     for (int i = 1; i < wanted; ++i) sets.push_back(draw_inputs(source_, kTimingSeedBase + i));
     return sets;
+  }
+
+  // implausible_speed: the candidate's median time cannot be below what writing its outputs
+  // past L2 takes at the device's peak bandwidth (core/speed_bound.hpp).
+  void check_speed_bound() {
+    if (!verdict_.timing || verdict_.timing->series.empty() || verdict_.timing->series[0].name != "candidate") return;
+    if (device_.is_cuda() && verdict_.device.peak_dram_bytes_per_s <= 0)
+      verdict_.warnings.push_back("implausible_speed not checked: the device reports no memory clock or bus width "
+                                  "(set KBV_PEAK_DRAM_BYTES_PER_S)");
+    if (auto e = implausible_speed(output_bytes_, verdict_.device.l2_bytes, verdict_.device.peak_dram_bytes_per_s,
+                                   verdict_.timing->series[0].median_ms))
+      flag("implausible_speed", *e);
   }
 
   void measure_time() {
@@ -711,6 +728,7 @@ class Evaluation {
   InputSource source_;
   std::optional<TamperWatch> tamper_;
   long reference_calls_ = 0;
+  std::int64_t output_bytes_ = 0;  // what the candidate must write per call (strict audit)
   py::object hook_handle_;
   bool nondeterminism_checked_ = false;
   std::uint64_t rewrite_seed_ = kTimingSeedBase + 1000;

@@ -1,5 +1,8 @@
 #include "worker/forward.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include <stdexcept>
 
 #include <torch/csrc/autograd/grad_mode.h>
@@ -81,6 +84,19 @@ std::vector<at::Tensor> call_forward(const py::object& model, const ArgList& arg
 void call_forward_discard(const py::object& model, const py::tuple& packed) {
   torch::autograd::AutoGradMode no_grad(false);
   model(*packed);
+}
+
+std::int64_t output_bytes_to_write(const std::vector<at::Tensor>& outputs, const at::Device& device) {
+  std::map<const void*, std::pair<std::int64_t, std::int64_t>> per_storage;  // storage -> (size, viewed)
+  for (const auto& t : outputs) {
+    if (!t.defined() || t.device().type() != device.type() || !t.has_storage()) continue;
+    auto& [size, viewed] = per_storage[t.storage().unsafeGetStorageImpl()];
+    size = static_cast<std::int64_t>(t.storage().nbytes());
+    viewed += static_cast<std::int64_t>(t.numel()) * static_cast<std::int64_t>(t.element_size());
+  }
+  std::int64_t total = 0;
+  for (const auto& [impl, sizes] : per_storage) total += std::min(sizes.first, sizes.second);
+  return total;
 }
 
 }  // namespace kbv::worker

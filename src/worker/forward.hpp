@@ -31,6 +31,11 @@ std::int64_t args_bytes(const ArgList& args);
 // std::runtime_error for anything else (None, dicts...).
 std::vector<at::Tensor> call_forward(const pybind11::object& model, const ArgList& args);
 
+// Bytes a correct implementation must write to produce these outputs (those on `device`): per
+// storage, the smaller of its size and of the bytes its outputs view (an expanded view shows more
+// than is written; a slice of a big buffer writes only the slice). For implausible_speed.
+std::int64_t output_bytes_to_write(const std::vector<at::Tensor>& outputs, const at::Device& device);
+
 // The arguments as the Python tuple forward() receives; timing packs each input set once so
 // that the timed region holds only the call itself.
 pybind11::tuple pack_args(const ArgList& args);

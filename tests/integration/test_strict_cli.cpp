@@ -3,6 +3,7 @@
 // The CUDA-only hacks are in tests/gpu/test_hacks_gpu.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "kbv_cli.hpp"
@@ -95,6 +96,21 @@ TEST(StrictCli, HonestShapeSpecialisationGetsNoIntegrityFlag) {
   auto flags = flags_of(r);
   flags.erase("degenerate");  // not an integrity flag; the ReLU problem is fine under strict anyway
   EXPECT_TRUE(flags.empty()) << r.context();
+}
+
+// implausible_speed on the CPU: with the peak bandwidth set absurdly low (1 kB/s), an honest
+// ReLU's output cannot have been written in the time measured. The CPU has no peak of its own,
+// so without the override the same candidate gets no flag (HonestShapeSpecialisation above).
+TEST(StrictCli, TimeBelowThePhysicalBoundIsImplausibleSpeed) {
+  ::setenv("KBV_PEAK_DRAM_BYTES_PER_S", "1000", 1);
+  auto r = eval_hack(kRelu, "honest_shape_specialised.py", "strict");
+  auto standard = eval_hack(kRelu, "honest_shape_specialised.py", "standard");
+  ::unsetenv("KBV_PEAK_DRAM_BYTES_PER_S");
+  EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+  EXPECT_TRUE(flags_of(r).count("implausible_speed")) << r.context();
+  EXPECT_EQ(r.verdict["device"].value("peak_dram_bytes_per_s", 0.0), 1000.0) << r.context();
+  EXPECT_EQ(standard.outcome(), "correct") << standard.context();  // integrity checks are strict's
+  EXPECT_FALSE(flags_of(standard).count("implausible_speed")) << standard.context();
 }
 
 TEST(StrictCli, DegenerateProblemIsFlagged) {

@@ -1,0 +1,31 @@
+#pragma once
+// The fastest a correct candidate can possibly be: its outputs must be written, and whatever of
+// them does not fit in L2 must reach device memory within the timed call. A median time below
+// (output bytes beyond L2) / (the device's theoretical peak DRAM bandwidth) is not a fast kernel
+// but a timing that missed work (a side stream or thread the other checks did not see, or a
+// clock the candidate got around). Torch-free arithmetic, so it is tested on any machine.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kbv {
+
+// Flags only beyond this factor: the theoretical peak is never reached by real kernels, so a
+// margin keeps clock-reporting quirks and compression-friendly outputs from ever tripping it.
+inline constexpr double kSpeedBoundMargin = 1.5;
+
+// Theoretical peak DRAM bandwidth from the memory clock (kHz) and bus width (bits), double data
+// rate: what cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth report. 0 if either
+// is unknown.
+double peak_dram_bytes_per_s(std::int64_t memory_clock_khz, std::int64_t bus_width_bits);
+
+// The shortest time, in ms, in which `output_bytes` can be written past an L2 of `l2_bytes` at
+// `peak_bytes_per_s`; 0 when everything fits in L2 or the peak is unknown.
+double min_write_ms(std::int64_t output_bytes, std::int64_t l2_bytes, double peak_bytes_per_s);
+
+// Evidence for the implausible_speed flag when median_ms * kSpeedBoundMargin is still below
+// min_write_ms(...); nullopt when the time is physically possible or nothing can be said.
+std::optional<std::string> implausible_speed(std::int64_t output_bytes, std::int64_t l2_bytes,
+                                             double peak_bytes_per_s, double median_ms);
+
+}  // namespace kbv

@@ -4,7 +4,7 @@
 # evaluates the CUDA examples, and prints a summary table last. Logs and verdicts go to $OUT.
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
-#   KBV_GPU_TARGETS="kbv kbv-worker" builds only those (enough for examples, hacks, demo).
+#   KBV_GPU_TARGETS="kbv kbv-worker" builds only those (enough for examples, hacks, audit_ab, demo).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -103,6 +103,33 @@ if [[ " $STEPS " == *" hacks "* ]]; then
   for v in "$OUT"/hacks/v_*.json; do  # where a timed-out one was stuck (the worker's stack dump)
     "$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])); v["outcome"]=="timeout" and print(sys.argv[1], v["output_tail"][-3000:])' "$v"
   done
+fi
+
+# The kernel audit's A/B on one hack: gate on/off x CUDA_DEVICE_MAX_CONNECTIONS 1/8/32, with the
+# audit's timeline (KBV_DEBUG_AUDIT) and the verdict's flags, to tell host latency from a shared
+# hardware queue when unjoined side work goes unflagged (bench/RESULTS.md, session 3).
+if [[ " $STEPS " == *" audit_ab "* ]]; then
+  hack="examples/hacks/${KBV_AB_HACK:-side_stream_full_grid}.py"
+  echo "== audit A/B on $hack"
+  mkdir -p "$OUT/audit_ab"
+  for gate in 1 0; do
+    for conns in 8 32 1; do
+      v="$OUT/audit_ab/v_gate${gate}_conn${conns}.json"
+      KBV_AUDIT_GATE=$gate CUDA_DEVICE_MAX_CONNECTIONS=$conns KBV_DEBUG_AUDIT=1 "$BUILD/bin/kbv" eval \
+        examples/problems/level1/19_ReLU.py "$hack" --device cuda:0 --protocol strict --time-budget 1 \
+        --json "$v" --quiet --build-dir /tmp/kbv-builds --run-timeout 120 >>"$OUT/audit_ab.log" 2>&1
+      "$PY" - "$v" "gate=$gate conns=$conns" <<'PYEOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+cand = next((s for s in (v.get("timing") or {}).get("series", []) if s["name"] == "candidate"), {})
+print(sys.argv[2], v["outcome"], [f["name"] for f in v.get("flags", [])],
+      "cand median/min ms", cand.get("median_ms"), cand.get("min_ms"))
+for line in v.get("output_tail", "").splitlines():
+    if line.startswith("kbv audit:") and ("records" in line or "relu" in line):
+        print("   ", line[:160])
+PYEOF
+    done
+  done | tee "$OUT/audit_ab_summary.md"
 fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it

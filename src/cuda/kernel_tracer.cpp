@@ -51,16 +51,22 @@ std::string demangle(const char* name) {
   return result;
 }
 
+// Where and when an activity ran: the fields kernel and copy records share.
+template <typename Activity>
+void copy_placement(const Activity& a, KernelRecord& r) {
+  r.stream_id = a.streamId;
+  r.device_id = a.deviceId;
+  r.context_id = a.contextId;
+  r.start_ns = a.start;
+  r.end_ns = a.end;
+  r.correlation_id = a.correlationId;
+}
+
 KernelRecord to_record(const KernelActivity& k) {
   KernelRecord r;
   r.name = k.name != nullptr ? k.name : "";
   r.demangled = k.name != nullptr ? demangle(k.name) : "";
-  r.stream_id = k.streamId;
-  r.device_id = k.deviceId;
-  r.context_id = k.contextId;
-  r.start_ns = k.start;
-  r.end_ns = k.end;
-  r.correlation_id = k.correlationId;
+  copy_placement(k, r);
   r.grid_x = k.gridX;
   r.grid_y = k.gridY;
   r.grid_z = k.gridZ;
@@ -86,12 +92,7 @@ KernelRecord to_record(const MemcpyActivity& m) {
   r.bytes = m.bytes;
   r.name = std::string("memcpy ") + copy_kind_name(m.copyKind);
   r.demangled = r.name;
-  r.stream_id = m.streamId;
-  r.device_id = m.deviceId;
-  r.context_id = m.contextId;
-  r.start_ns = m.start;
-  r.end_ns = m.end;
-  r.correlation_id = m.correlationId;
+  copy_placement(m, r);
   return r;
 }
 

@@ -529,7 +529,7 @@ class Evaluation {
       });
       if (audit.traced) ++calls;
       if (audit.traced && audit.gate != GateState::held) ++released_early;
-      if (audit.gate == GateState::not_held && !audit.gate_error.empty()) gate_error = audit.gate_error;
+      if (!audit.gate_error.empty()) gate_error = audit.gate_error;
       if (audit.disturbed || !audit.late_kernels.empty() || !audit.traced) break;
     }
     // Late work was then judged with the host's latency in it: short unjoined work can be missed.
@@ -537,8 +537,9 @@ class Evaluation {
       verdict_.warnings.push_back(
           "kernel audit: in " + std::to_string(released_early) + " of " + std::to_string(calls) +
           " traced calls the current stream was not held until the marker (" +
-          (gate_error.empty() ? "the gate timed out after 100 ms: forward() synchronised, queued more launches than "
-                                "the launch queue holds, or ran over 100 ms on the host"
+          (gate_error.empty() ? "the gate timed out after " + std::to_string(kAuditGateTimeoutMs) +
+                                    " ms: forward() synchronised, queued more launches than the launch queue holds, "
+                                    "or ran that long on the host"
                               : "no gate: " + gate_error) +
           ")");
     if (audit.disturbed)

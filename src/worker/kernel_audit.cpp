@@ -60,7 +60,7 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   // with the marker, however long the host takes to get from the launch to the marker
   // (cuda/stream_gate.hpp). A forward() that synchronises waits out the timeout instead.
   // KBV_AUDIT_GATE=0 turns it off, to compare the two on a device (docs/checks.md).
-  kbv::cuda::StreamGate gate(std::chrono::milliseconds(100));
+  kbv::cuda::StreamGate gate{std::chrono::milliseconds(kAuditGateTimeoutMs)};
   const char* gate_env = std::getenv("KBV_AUDIT_GATE");
   const bool gate_wanted = !(gate_env && std::string(gate_env) == "0");
   const bool gated = gate_wanted && gate.close(current.stream());

@@ -15,6 +15,9 @@ namespace kbv::worker {
 // queued. Only `held` takes the host's latency out of the late-work test.
 enum class GateState { held, timed_out, not_held };
 
+// How long the gate holds the current stream at most: a forward() that synchronises waits this.
+inline constexpr int kAuditGateTimeoutMs = 100;
+
 struct KernelAudit {
   bool traced = false;           // CUPTI kernel records were available
   std::string note;              // why not, when !traced

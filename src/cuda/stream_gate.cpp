@@ -1,18 +1,83 @@
 #include "cuda/stream_gate.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 namespace kbv::cuda {
+namespace {
+
+using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+// One mapped pinned word for the whole process, never freed: a stream that still has a wait
+// queued can never read freed memory. Gate n waits until the word reaches n (wrap-safe compare),
+// and opening gate n raises it to at least n, so each gate has its own value to wait for.
+struct Flag {
+  std::uint32_t* host = nullptr;
+  CUdeviceptr device = 0;
+  WaitValue32 wait = nullptr;
+  std::string error;
+  std::atomic<std::uint32_t> generation{0};
+};
+
+Flag& flag() {
+  static Flag* f = [] {
+    auto* f = new Flag;
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    // Through the runtime, so the binary does not link libcuda (CPU machines have none).
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || !fn) {
+      f->error = "the driver has no cuStreamWaitValue32";
+      cudaGetLastError();
+      return f;
+    }
+    f->wait = reinterpret_cast<WaitValue32>(fn);
+    void* host = nullptr;
+    if (cudaError_t e = cudaHostAlloc(&host, sizeof(std::uint32_t), cudaHostAllocMapped | cudaHostAllocPortable);
+        e != cudaSuccess) {
+      f->error = std::string("cudaHostAlloc: ") + cudaGetErrorString(e);
+      cudaGetLastError();
+      return f;
+    }
+    f->host = static_cast<std::uint32_t*>(host);
+    __atomic_store_n(f->host, 0u, __ATOMIC_SEQ_CST);
+    void* device = nullptr;
+    if (cudaError_t e = cudaHostGetDevicePointer(&device, host, 0); e != cudaSuccess) {
+      f->error = std::string("cudaHostGetDevicePointer: ") + cudaGetErrorString(e);
+      cudaGetLastError();
+      f->host = nullptr;
+      return f;
+    }
+    f->device = reinterpret_cast<CUdeviceptr>(device);
+    return f;
+  }();
+  return *f;
+}
+
+// Raises the word to at least `value` (wrap-safe), releasing gate `value` and any older one.
+void raise_flag(std::uint32_t value) {
+  std::uint32_t* word = flag().host;
+  std::uint32_t seen = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+  while (static_cast<std::int32_t>(seen - value) < 0 &&
+         !__atomic_compare_exchange_n(word, &seen, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+}
+
+}  // namespace
 
 struct StreamGate::State {
   std::chrono::milliseconds timeout;
+  std::uint32_t value = 0;  // what the gated stream waits for
   std::mutex mutex;
   std::condition_variable cv;
   bool open = false;
   bool timed_out = false;
+  std::thread watchdog;  // opens the gate when the timeout passes first
 };
 
 StreamGate::StreamGate(std::chrono::milliseconds timeout) : state_(std::make_shared<State>()) {
@@ -21,49 +86,46 @@ StreamGate::StreamGate(std::chrono::milliseconds timeout) : state_(std::make_sha
 
 StreamGate::~StreamGate() {
   open();
-  if (gate_stream_) {
-    cudaStreamSynchronize(static_cast<cudaStream_t>(gate_stream_));  // the host function is done
-    cudaStreamDestroy(static_cast<cudaStream_t>(gate_stream_));
-  }
-  if (opened_event_) cudaEventDestroy(static_cast<cudaEvent_t>(opened_event_));
-  cudaGetLastError();  // ours: not to be blamed on the caller's next launch
+  if (state_->watchdog.joinable()) state_->watchdog.join();
 }
 
 bool StreamGate::close(void* cuda_stream) {
-  if (gate_stream_) {
+  if (state_->value != 0) {
     error_ = "the gate was closed already";
     return false;
   }
-  auto fail = [&](const char* what, cudaError_t e) {
-    error_ = std::string(what) + ": " + cudaGetErrorString(e);
-    cudaGetLastError();
+  Flag& f = flag();
+  if (!f.host) {
+    error_ = f.error;
     return false;
-  };
-  cudaStream_t gate = nullptr;
-  cudaEvent_t opened = nullptr;
-  if (cudaError_t e = cudaStreamCreateWithFlags(&gate, cudaStreamNonBlocking); e != cudaSuccess)
-    return fail("cudaStreamCreateWithFlags", e);
-  gate_stream_ = gate;
-  if (cudaError_t e = cudaEventCreateWithFlags(&opened, cudaEventDisableTiming); e != cudaSuccess)
-    return fail("cudaEventCreateWithFlags", e);
-  opened_event_ = opened;
-  // The host function owns a reference: if the gate's destructor cannot wait for it, the state
-  // outlives the gate; if CUDA never runs it (a broken context), one small object leaks.
-  auto* shared = new std::shared_ptr<State>(state_);
-  if (cudaError_t e = cudaLaunchHostFunc(gate, &StreamGate::wait_for_open, shared); e != cudaSuccess) {
-    delete shared;
-    return fail("cudaLaunchHostFunc", e);
   }
-  if (cudaError_t e = cudaEventRecord(opened, gate); e != cudaSuccess) return fail("cudaEventRecord", e);
-  if (cudaError_t e = cudaStreamWaitEvent(static_cast<cudaStream_t>(cuda_stream), opened, 0); e != cudaSuccess)
-    return fail("cudaStreamWaitEvent", e);
+  const std::uint32_t value = f.generation.fetch_add(1) + 1;
+  CUresult r = f.wait(static_cast<CUstream>(cuda_stream), f.device, value, CU_STREAM_WAIT_VALUE_GEQ);
+  if (r != CUDA_SUCCESS) {
+    error_ = "cuStreamWaitValue32 failed with CUresult " + std::to_string(static_cast<int>(r));
+    return false;
+  }
+  state_->value = value;
+  state_->watchdog = std::thread([s = state_] {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    if (!s->cv.wait_for(lock, s->timeout, [&] { return s->open; })) {
+      s->timed_out = true;
+      s->open = true;
+      raise_flag(s->value);
+    }
+  });
   return true;
 }
 
 void StreamGate::open() {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->open || state_->value == 0) {
+      state_->open = true;
+      return;
+    }
     state_->open = true;
+    raise_flag(state_->value);
   }
   state_->cv.notify_all();
 }
@@ -71,13 +133,6 @@ void StreamGate::open() {
 bool StreamGate::timed_out() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->timed_out;
-}
-
-void StreamGate::wait_for_open(void* state) {
-  std::unique_ptr<std::shared_ptr<State>> owned(static_cast<std::shared_ptr<State>*>(state));
-  State& s = **owned;
-  std::unique_lock<std::mutex> lock(s.mutex);
-  if (!s.cv.wait_for(lock, s.timeout, [&] { return s.open; })) s.timed_out = true;
 }
 
 }  // namespace kbv::cuda

@@ -10,13 +10,15 @@
 // returned and the marker is queued, side work that waits for the current stream is released
 // together with the marker, whatever the host's speed.
 //
-// How: a host function on a private non-blocking stream waits on a condition variable; an event
-// recorded after it is what the gated stream waits for. Runtime API only, no device code.
+// How: the gated stream waits (cuStreamWaitValue32) until a mapped pinned word reaches this
+// gate's value; open() stores it from the host, and the GPU, polling the word, sees it within
+// microseconds. (A first version blocked a cudaLaunchHostFunc on a condition variable: on the
+// H200 the stream got going 50-200 us after open(), long enough for a side kernel that does
+// not wait for the current stream to finish unseen; bench/RESULTS.md, session 4.)
 // The timeout keeps a forward() that synchronises the gated stream (`.item()`,
-// `torch.cuda.synchronize()`) from deadlocking: it waits out the timeout, and timed_out() says
-// the gate opened by itself, so the caller knows the host decided the timing after all.
-// While the gate is closed, CUDA's host-function thread is blocked: a candidate's own
-// cudaLaunchHostFunc callbacks wait behind it (at most the timeout).
+// `torch.cuda.synchronize()`) from deadlocking: a watchdog thread opens the gate when it
+// passes, and timed_out() says so, so the caller knows the host decided the timing after all.
+// One gate at a time: opening a gate also opens any older one still closed.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -26,8 +28,8 @@ namespace kbv::cuda {
 class StreamGate {
  public:
   explicit StreamGate(std::chrono::milliseconds timeout);
-  // Opens the gate and waits for its host function. Even when that wait fails (a sticky CUDA
-  // error), the host function only touches state it co-owns, so nothing dangles.
+  // Opens the gate and joins the watchdog. The word the stream waits on is never freed, so a
+  // stream that has not reached its wait yet (or never will, under a sticky error) is harmless.
   ~StreamGate();
   StreamGate(const StreamGate&) = delete;
   StreamGate& operator=(const StreamGate&) = delete;
@@ -42,12 +44,9 @@ class StreamGate {
   std::string error() const { return error_; }
 
  private:
-  struct State;  // what the host function shares with the gate
-  static void wait_for_open(void* state);  // the host function, on CUDA's callback thread
+  struct State;  // what the watchdog thread shares with the gate
 
   std::shared_ptr<State> state_;
-  void* gate_stream_ = nullptr;   // cudaStream_t
-  void* opened_event_ = nullptr;  // cudaEvent_t
   std::string error_;
 };
 

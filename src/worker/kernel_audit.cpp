@@ -50,8 +50,8 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   // The marker copy's ends: 4 bytes from the device into pinned host memory.
   at::Tensor marker_src = at::zeros({1}, at::TensorOptions().device(device));
   at::Tensor marker_dst = at::empty({1}, at::TensorOptions().pinned_memory(true));
-  // The fallback marker's tensor, filled once here: between the marker and opening the gate
-  // nothing may allocate or load a module (either can wait for the held stream).
+  // The fallback marker's tensor, filled once here, so that queueing the fallback marker neither
+  // allocates nor loads a module.
   at::Tensor fallback_marker = at::empty({1}, at::TensorOptions().device(device));
   fallback_marker.fill_(0.0);
   synchronize(device);  // nothing of ours or the candidate's earlier calls is left in the window
@@ -74,14 +74,16 @@ KernelAudit audit_kernels(const at::Device& device, const std::vector<std::strin
   cudaError_t copied =
       cudaMemcpyAsync(marker_dst.data_ptr(), marker_src.data_ptr(), sizeof(float), cudaMemcpyDeviceToHost, current.stream());
   if (copied != cudaSuccess) cudaGetLastError();  // ours: not to be blamed on the next launch
+  // Open at once: until then the marker waits, and side work that does not wait for the
+  // current stream runs on.
+  const std::uint64_t open_called_ns = kbv::cuda::KernelTracer::timestamp_now();
+  gate.open();
   {
     // Fallback marker, for a CUPTI that refuses to trace copies; on the stream that was current
     // before forward(), whatever forward() left current.
     c10::cuda::CUDAStreamGuard on_current(current);
     fallback_marker.fill_(1.0);
   }
-  const std::uint64_t open_called_ns = kbv::cuda::KernelTracer::timestamp_now();
-  gate.open();
   audit.gate = !gated ? GateState::not_held : gate.timed_out() ? GateState::timed_out : GateState::held;
   if (!gated) audit.gate_error = gate_wanted ? gate.error() : "turned off by KBV_AUDIT_GATE=0";
   {

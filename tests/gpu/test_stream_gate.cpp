@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -74,6 +76,32 @@ TEST_F(StreamGateTest, WorkBehindAClosedGateStartsOnlyWhenItOpens) {
                                     << " us before the gate opened";
 }
 
+// The gated stream gets going within microseconds of open(): the audit's marker is queued
+// behind the gate, so any delay here is time in which a side kernel that does not wait for the
+// current stream can finish unseen (the first, host-function gate took 50-200 us on the H200).
+TEST_F(StreamGateTest, TheStreamStartsWithinMicrosecondsOfOpening) {
+  std::vector<double> delays_us;
+  for (int i = 0; i < 7; ++i) {
+    KernelTracer::instance().begin();
+    StreamGate gate(2000ms);
+    ASSERT_TRUE(gate.close(stream_)) << gate.error();
+    ASSERT_CUDA(launch_spin_kernel(stream_, 1, 32, out_, 1'000));
+    std::this_thread::sleep_for(2ms);
+    const std::uint64_t opened = KernelTracer::timestamp_now();
+    gate.open();
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    auto records = KernelTracer::instance().end();
+    const KernelRecord* spin = find(records, false);
+    ASSERT_NE(spin, nullptr);
+    delays_us.push_back((static_cast<double>(spin->start_ns) - static_cast<double>(opened)) / 1e3);
+  }
+  std::sort(delays_us.begin(), delays_us.end());
+  std::string all;
+  for (double d : delays_us) all += std::to_string(d) + " ";
+  std::printf("open() to kernel start, us: %s\n", all.c_str());  // for bench/RESULTS.md
+  EXPECT_LT(delays_us[delays_us.size() / 2], 30.0) << "open() to kernel start, us: " << all;
+}
+
 // The audit's case: a side stream waits for the gated stream, runs a short kernel and is never
 // joined; the host takes longer than the kernel to queue the marker copy. Released together, the
 // copy starts while the kernel still runs (without the gate the kernel would be long done).
@@ -100,6 +128,35 @@ TEST_P(StreamGateOnStream, SideWorkWaitingForTheGatedStreamIsReleasedWithTheMark
   ASSERT_TRUE(KernelTracer::instance().copies_traced());
   const KernelRecord* spin = find(records, false);
   const KernelRecord* copy = find(records, true);
+  ASSERT_NE(spin, nullptr);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_LT(copy->start_ns, spin->end_ns) << "the side kernel ended "
+                                          << (static_cast<double>(copy->start_ns) - spin->end_ns) / 1e3
+                                          << " us before the marker copy started";
+}
+
+// The other unjoined case: the side stream does not wait for the gated stream, so its kernel
+// starts at launch, before forward() returns. The marker queued behind the gate must still start
+// before that kernel ends: the gate may not add more delay than the host would.
+TEST_P(StreamGateOnStream, SideWorkNotWaitingForTheGatedStreamIsStillRunningAtTheMarker) {
+  cudaStream_t gated = GetParam() ? cudaStreamLegacy : stream_;
+  KernelTracer::instance().begin(/*with_memcpy=*/true);
+  // The first copy after tracing begins costs ~2 ms of host time on the H200: here it would be
+  // the host's delay, not the gate's, so it is paid before the gate closes.
+  ASSERT_CUDA(cudaMemcpyAsync(host_, out_, sizeof(float), cudaMemcpyDeviceToHost, gated));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  StreamGate gate(2000ms);
+  ASSERT_TRUE(gate.close(gated)) << gate.error();
+  ASSERT_CUDA(launch_spin_kernel(side_, 1, 32, out_, 100'000));  // 0.1 ms, never joined
+  ASSERT_CUDA(cudaMemcpyAsync(host_, out_, sizeof(float), cudaMemcpyDeviceToHost, gated));
+  gate.open();
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  auto records = KernelTracer::instance().end();
+  ASSERT_TRUE(KernelTracer::instance().copies_traced());
+  const KernelRecord* spin = find(records, false);
+  const KernelRecord* copy = nullptr;  // the marker: the later of the two copies
+  for (const KernelRecord& r : records)
+    if (r.memcpy && (!copy || r.start_ns > copy->start_ns)) copy = &r;
   ASSERT_NE(spin, nullptr);
   ASSERT_NE(copy, nullptr);
   EXPECT_LT(copy->start_ns, spin->end_ns) << "the side kernel ended "

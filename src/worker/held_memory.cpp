@@ -19,10 +19,11 @@ bool is_scalar(PyObject* o) {
   return o == Py_None || PyUnicode_Check(o) || PyBytes_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o);
 }
 
-// The `__module__` string in a type's or function's own dict, without attribute lookups.
-std::string module_of(PyObject* dict) {
+// A string entry of a dict (a type's `__module__`, a module's `__name__`), without attribute
+// lookups; "" when absent or not a string.
+std::string string_item(PyObject* dict, const char* key) {
   if (dict == nullptr || !PyDict_Check(dict)) return {};
-  PyObject* name = PyDict_GetItemString(dict, "__module__");  // borrowed; no code runs for str keys
+  PyObject* name = PyDict_GetItemString(dict, key);  // borrowed; no code runs for str keys
   if (name == nullptr || !PyUnicode_Check(name)) return {};
   const char* text = PyUnicode_AsUTF8(name);
   if (text == nullptr) {
@@ -122,7 +123,7 @@ HeldMemory held_tensor_bytes(const std::vector<py::object>& roots, const at::Dev
     if (PyType_Check(o)) {
       // Class attributes of classes the candidate defined (a cache on the class is held too).
       PyObject* dict = reinterpret_cast<PyTypeObject*>(o)->tp_dict;
-      if (root_modules.count(module_of(dict))) push(dict);
+      if (root_modules.count(string_item(dict, "__module__"))) push(dict);
       continue;
     }
     if (PyMethod_Check(o)) {
@@ -132,11 +133,7 @@ HeldMemory held_tensor_bytes(const std::vector<py::object>& roots, const at::Dev
     }
     if (PyFunction_Check(o)) {
       // Closures and defaults of the candidate's functions (e.g. a cache captured by a lambda).
-      PyObject* globals = PyFunction_GET_GLOBALS(o);
-      PyObject* name = globals != nullptr ? PyDict_GetItemString(globals, "__name__") : nullptr;
-      const char* module = name != nullptr && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
-      if (module == nullptr) PyErr_Clear();
-      if (module == nullptr || !root_modules.count(module)) continue;
+      if (!root_modules.count(string_item(PyFunction_GET_GLOBALS(o), "__name__"))) continue;
       if (PyObject* defaults = PyFunction_GET_DEFAULTS(o)) push(defaults);
       if (PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(o)) push(kwdefaults);
       if (PyObject* closure = PyFunction_GET_CLOSURE(o)) {

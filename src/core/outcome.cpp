@@ -5,7 +5,7 @@
 
 namespace kbv {
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 8> kNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 10> kNames{{
     {Outcome::correct, "correct"},
     {Outcome::incorrect, "incorrect"},
     {Outcome::compile_error, "compile_error"},
@@ -14,6 +14,8 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 8> kNames{{
     {Outcome::crashed, "crashed"},
     {Outcome::skipped, "skipped"},
     {Outcome::problem_error, "problem_error"},
+    {Outcome::protocol_violation, "protocol_violation"},
+    {Outcome::internal_error, "internal_error"},
 }};
 }  // namespace
 

@@ -16,6 +16,12 @@ enum class Outcome {
   crashed,        // the worker died without a verdict (signal, os._exit, abort)
   skipped,        // not evaluated on purpose (e.g. a CUDA-only candidate on a CPU device)
   problem_error,  // the problem itself is broken (import, get_inputs, reference forward)
+  // The candidate's sandbox broke the judge<->sandbox protocol: a malformed or forged message, an
+  // output the judge cannot read, a reply after its deadline. The candidate's fault.
+  protocol_violation,
+  // kbv itself failed (a worker that could not start, a store or environment fault). Never the
+  // candidate's result: a resumed run evaluates it again.
+  internal_error,
 };
 
 std::string_view outcome_name(Outcome o);

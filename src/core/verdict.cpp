@@ -2,17 +2,13 @@
 
 namespace kbv {
 
-NLOHMANN_JSON_SERIALIZE_ENUM(Outcome, {
-                                          {Outcome::crashed, "crashed"},
-                                          {Outcome::correct, "correct"},
-                                          {Outcome::incorrect, "incorrect"},
-                                          {Outcome::compile_error, "compile_error"},
-                                          {Outcome::runtime_error, "runtime_error"},
-                                          {Outcome::timeout, "timeout"},
-                                          {Outcome::skipped, "skipped"},
-                                          {Outcome::problem_error, "problem_error"},
-                                      })
-
+// Outcomes by the one name table in outcome.cpp; an unknown name is an error, never a guess.
+void to_json(nlohmann::json& j, const Outcome& o) { j = std::string(outcome_name(o)); }
+void from_json(const nlohmann::json& j, Outcome& o) {
+  auto parsed = outcome_from_name(j.get<std::string>());
+  if (!parsed) throw std::runtime_error("unknown outcome '" + j.get<std::string>() + "'");
+  o = *parsed;
+}
 NLOHMANN_JSON_SERIALIZE_ENUM(DistributionStatus, {
                                                      {DistributionStatus::pass, "pass"},
                                                      {DistributionStatus::fail, "fail"},

@@ -182,6 +182,8 @@ struct Verdict {
   std::map<std::string, double> stage_seconds;
 };
 
+void to_json(nlohmann::json& j, const Outcome& o);
+void from_json(const nlohmann::json& j, Outcome& o);
 void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
 

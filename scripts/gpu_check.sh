@@ -4,7 +4,7 @@
 # evaluates the CUDA examples, and prints a summary table last. Logs and verdicts go to $OUT.
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
-#   KBV_GPU_TARGETS="kbv kbv-worker" builds only those (enough for examples, hacks, audit_ab, demo).
+#   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -18,7 +18,7 @@ pack() {
   rm -rf "$OUT"
 }
 trap pack EXIT
-STEPS="${KBV_GPU_STEPS:-build tests examples hacks}"
+STEPS="${KBV_GPU_STEPS:-build tests examples hacks attacks}"
 BUILD=build-gpu
 PY="$(command -v python3)"
 export PATH="$(dirname "$PY"):$PATH"
@@ -105,31 +105,25 @@ if [[ " $STEPS " == *" hacks "* ]]; then
   done
 fi
 
-# The kernel audit's A/B on one hack: gate on/off x CUDA_DEVICE_MAX_CONNECTIONS 1/8/32, with the
-# audit's timeline (KBV_DEBUG_AUDIT) and the verdict's flags, to tell host latency from a shared
-# hardware queue when unjoined side work goes unflagged (bench/RESULTS.md, session 3).
-if [[ " $STEPS " == *" audit_ab "* ]]; then
-  hack="examples/hacks/${KBV_AB_HACK:-side_stream_full_grid}.py"
-  echo "== audit A/B on $hack"
-  mkdir -p "$OUT/audit_ab"
-  for gate in 1 0; do
-    for conns in 8 32 1; do
-      v="$OUT/audit_ab/v_gate${gate}_conn${conns}.json"
-      KBV_AUDIT_GATE=$gate CUDA_DEVICE_MAX_CONNECTIONS=$conns KBV_DEBUG_AUDIT=1 "$BUILD/bin/kbv" eval \
-        examples/problems/level1/19_ReLU.py "$hack" --device cuda:0 --protocol strict --time-budget 1 \
-        --json "$v" --quiet --build-dir /tmp/kbv-builds --run-timeout 120 >>"$OUT/audit_ab.log" 2>&1
-      "$PY" - "$v" "gate=$gate conns=$conns" <<'PYEOF'
-import json, sys
-v = json.load(open(sys.argv[1]))
-cand = next((s for s in (v.get("timing") or {}).get("series", []) if s["name"] == "candidate"), {})
-print(sys.argv[2], v["outcome"], [f["name"] for f in v.get("flags", [])],
-      "cand median/min ms", cand.get("median_ms"), cand.get("min_ms"))
-for line in v.get("output_tail", "").splitlines():
-    if line.startswith("kbv audit:") and ("records" in line or "relu" in line):
-        print("   ", line[:160])
-PYEOF
-    done
-  done | tee "$OUT/audit_ab_summary.md"
+# The attacks of examples/attacks/ on the GPU, one kbv run beside honest candidates (the CPU
+# test tests/integration/test_attacks_cli.cpp checks the same on the CPU).
+if [[ " $STEPS " == *" attacks "* ]]; then
+  echo "== attacks"
+  A="$OUT/attacks"; mkdir -p "$A/suite/level1" "$A/runs/attacks"
+  cp examples/problems/level1/19_ReLU.py "$A/suite/level1/"
+  cp examples/attacks/_attack_common.py "$A/runs/attacks/"
+  i=0
+  for f in examples/attacks/[a-z]*.py examples/candidates/relu_cuda.py; do
+    cp "$f" "$A/runs/attacks/level_1_problem_19_sample_${i}_kernel.py"; echo "$i $(basename "$f")" >> "$A/samples.txt"; i=$((i+1))
+  done
+  echo 1 > "$A/runs/attacks/connect_port.txt"
+  OPENAI_API_KEY=kbv-secret-marker-gpu "$BUILD/bin/kbv" run --problems "$A/suite" --runs "$A/runs" --db "$A/kbv.db" \
+    --protocol strict --time-budget 1 --run-timeout 30 --sandbox-memory 8 --jobs 16 --build-dir /tmp/kbv-builds >"$A/run.log" 2>&1
+  echo "kbv run exit $?"
+  "$BUILD/bin/kbv" report --db "$A/kbv.db" --csv "$A/verdicts.csv" --quiet
+  cut -d, -f1-12 "$A/verdicts.csv" | head -30; cat "$A/samples.txt"
+  pgrep -af "kbv-attack" && echo "LEFT BEHIND" || echo "no attack process left"
+  grep -l kbv-secret-marker-gpu "$A"/*.csv && echo "SECRET LEAKED" || echo "no secret in the verdicts"
 fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it

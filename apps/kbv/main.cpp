@@ -49,6 +49,7 @@ struct EvalOptions {
   std::optional<double> tolerance;
   double compile_timeout = 900;
   double run_timeout = 600;
+  double sandbox_memory_gib = 64;
   double time_budget = 5.0;
   bool no_timing = false;
   bool quiet = false;
@@ -80,6 +81,7 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   job.tolerance = o.tolerance;
   job.timing.enabled = !o.no_timing;
   job.timing.budget_seconds = o.time_budget;
+  job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
   run.limits.compile_timeout_seconds = o.compile_timeout;
   run.limits.run_timeout_seconds = o.run_timeout;
 
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
   e->add_option("--run-timeout", eval.run_timeout, "Seconds allowed for everything else")->capture_default_str();
   e->add_option("--time-budget", eval.time_budget, "Seconds of timing before giving up on a +-1% CI")->capture_default_str();
   e->add_flag("--no-timing", eval.no_timing, "Check correctness only");
+  e->add_option("--sandbox-memory", eval.sandbox_memory_gib, "GiB of host memory the candidate's sandbox may use (0: no limit)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
 
   kbv::RunOptions runopt;
@@ -142,6 +146,8 @@ int main(int argc, char** argv) {
   rn->add_option("--time-budget", runopt.time_budget, "Seconds of timing per evaluation")->capture_default_str();
   rn->add_option("--compile-timeout", runopt.compile_timeout, "Seconds per candidate build")->capture_default_str();
   rn->add_option("--run-timeout", runopt.run_timeout, "Seconds per evaluation after the build")->capture_default_str();
+  rn->add_option("--sandbox-memory", runopt.sandbox_memory_gib, "GiB of host memory each candidate's sandbox may use (0: no limit)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   rn->add_flag("--quiet", runopt.quiet, "No progress output");
 
   kbv::AuditOptions audit;

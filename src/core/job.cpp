@@ -17,7 +17,11 @@ void to_json(nlohmann::json& j, const WorkerJob& job) {
                      {"secret", job.secret},
                      {"measure_memory", job.measure_memory},
                      {"build_only", job.build_only},
-                     {"timing", job.timing}};
+                     {"timing", job.timing},
+                     {"compile_timeout_seconds", job.compile_timeout_seconds},
+                     {"run_timeout_seconds", job.run_timeout_seconds},
+                     {"sandbox_memory_bytes", job.sandbox_memory_bytes},
+                     {"sandbox_max_processes", job.sandbox_max_processes}};
   if (job.tolerance) j["tolerance"] = *job.tolerance;
 }
 
@@ -34,6 +38,10 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.measure_memory = j.value("measure_memory", defaults.measure_memory);
   job.build_only = j.value("build_only", defaults.build_only);
   job.timing = j.value("timing", defaults.timing);
+  job.compile_timeout_seconds = j.value("compile_timeout_seconds", defaults.compile_timeout_seconds);
+  job.run_timeout_seconds = j.value("run_timeout_seconds", defaults.run_timeout_seconds);
+  job.sandbox_memory_bytes = j.value("sandbox_memory_bytes", defaults.sandbox_memory_bytes);
+  job.sandbox_max_processes = j.value("sandbox_max_processes", defaults.sandbox_max_processes);
   if (j.contains("tolerance") && !j["tolerance"].is_null()) job.tolerance = j["tolerance"].get<double>();
 }
 

@@ -35,6 +35,14 @@ struct WorkerJob {
   // evaluates them one GPU at a time; the second import finds the build done).
   bool build_only = false;
   TimingOptions timing;
+  // The judge enforces these on the candidate's sandbox, as absolute deadlines from its start:
+  // the build (importing the candidate) must end within compile_timeout, and everything after
+  // it within run_timeout. Nothing the sandbox says moves them.
+  double compile_timeout_seconds = 900;
+  double run_timeout_seconds = 600;
+  // Limits of the candidate's sandbox (docs/architecture.md); 0: none.
+  std::int64_t sandbox_memory_bytes = 64LL << 30;
+  std::int64_t sandbox_max_processes = 1024;
 };
 
 void to_json(nlohmann::json& j, const TimingOptions& t);

@@ -47,7 +47,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpeedupResult, baseline, median,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingResult, clock, primary_baseline, l2_flush,
                                                 l2_flush_bytes, input_sets, warmup_rounds, rounds,
                                                 seconds, stop_reason, target_rel_ci, series,
-                                                speedups)
+                                                speedups, hop_ms, hop_samples, gated, checked_calls)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
                                                 resident_bytes)
@@ -102,6 +102,7 @@ void to_json(nlohmann::json& j, const Verdict& v) {
       {"wall_seconds", v.wall_seconds},
       {"stage_seconds", v.stage_seconds},
   };
+  if (!v.isolation.is_null()) j["isolation"] = v.isolation;
   put_optional(j, "build", v.build);
   put_optional(j, "correctness", v.correctness);
   put_optional(j, "timing", v.timing);
@@ -126,6 +127,7 @@ void from_json(const nlohmann::json& j, Verdict& v) {
   get_field(j, "output_tail", v.output_tail);
   get_field(j, "wall_seconds", v.wall_seconds);
   get_field(j, "stage_seconds", v.stage_seconds);
+  if (j.contains("isolation")) v.isolation = j["isolation"];
   get_optional(j, "build", v.build);
   get_optional(j, "correctness", v.correctness);
   get_optional(j, "timing", v.timing);

@@ -127,6 +127,18 @@ struct TimingResult {
   double target_rel_ci = 0.01;
   std::vector<SeriesStats> series;
   std::vector<SpeedupResult> speedups;
+  // The judge times the candidate (in the sandbox's process) and the baselines (behind a round
+  // trip to its twin process) through the same cross-process hop; hop_ms is the median of that
+  // round trip alone, measured in the same rounds and subtracted from every sample above.
+  double hop_ms = 0;
+  std::int64_t hop_samples = 0;
+  // Every call's work was queued before the timing started (the judge's stream held by a gate),
+  // so host dispatch is outside the samples; false when a forward() synchronised (or queued more
+  // than the launch queue holds) and the host's time is in them.
+  bool gated = false;
+  // Timed calls whose outputs the judge read and compared with the reference of their inputs
+  // (chosen at random; the candidate cannot tell them from the others).
+  int checked_calls = 0;
 };
 
 struct MemoryUse {
@@ -175,6 +187,8 @@ struct Verdict {
   std::vector<Flag> flags;            // integrity flags (strict); empty elsewhere
   std::vector<std::string> warnings;
   std::string output_tail;            // last bytes the worker printed (stdout + stderr)
+  // What isolated the candidate's sandbox (isolation/isolation_report.hpp); empty when none ran.
+  nlohmann::json isolation;
   double wall_seconds = 0;
   // Wall seconds spent in each worker stage, measured by the orchestrator from the worker's
   // stage messages ("start" = process start-up until the worker's first message). Where an

@@ -41,67 +41,70 @@ std::string format_seconds(double s) {
   return out.str();
 }
 
-// The worker died or was killed before sending its verdict: say how, where, and what to do.
-void describe_lost_worker(Verdict& v, const ProcessResult& p, const std::string& stage, const EvaluationLimits& limits) {
+// The judge ended without sending its verdict. It never runs candidate code and bounds every
+// wait on the candidate by the job's limits, so this is kbv's own failure (or the problem's,
+// when it happened while running the reference): never the candidate's result.
+void describe_lost_judge(Verdict& v, const ProcessResult& p, const std::string& stage, const EvaluationLimits& limits) {
   v.stage = stage;
+  v.outcome = Outcome::internal_error;
   if (p.timed_out) {
-    v.outcome = Outcome::timeout;
-    bool building = stage == "build";
-    double limit = building ? limits.compile_timeout_seconds : limits.run_timeout_seconds;
-    v.reason = "timed out after " + format_seconds(limit) + " s in stage '" + stage + "'; " +
-               (building ? "raise --compile-timeout if the build is just slow"
-                         : "raise --run-timeout, or look for an infinite loop or a deadlock in the candidate") +
-               " (the stack of every Python thread at the deadline is at the end of output_tail)";
+    v.reason = "kbv-judge did not finish within the evaluation's limits (" + format_seconds(limits.compile_timeout_seconds) +
+               " s build + " + format_seconds(limits.run_timeout_seconds) + " s run) in stage '" + stage +
+               "'; the stacks of its Python threads are at the end of output_tail";
     return;
   }
-  v.outcome = Outcome::crashed;
-  v.reason = "worker " + p.describe() + " during stage '" + stage + "' without a verdict";
-  if (p.exited) v.reason += " (the candidate called sys.exit/os._exit, or the process was killed)";
+  v.reason = "kbv-judge " + p.describe() + " during stage '" + stage + "' without a verdict";
 }
 
 }  // namespace
 
 std::string find_worker_executable() {
-  if (const char* env = std::getenv("KBV_WORKER"); env && *env) return env;
+  for (const char* name : {"KBV_JUDGE", "KBV_WORKER"})
+    if (const char* env = std::getenv(name); env && *env) return env;
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    fs::path candidate = self.parent_path() / "kbv-worker";
+    fs::path candidate = self.parent_path() / "kbv-judge";
     if (fs::exists(candidate)) return candidate.string();
   }
-  throw UsageError("kbv-worker not found next to kbv (or in $KBV_WORKER); was kbv built with LibTorch? Run scripts/setup.sh");
+  throw UsageError("kbv-judge not found next to kbv (or in $KBV_JUDGE); was kbv built with LibTorch? Run scripts/setup.sh");
 }
 
 Verdict run_evaluation(const EvaluationRun& run) {
   ProcessSpec spec;
   spec.argv = {run.worker_path};
-  spec.stdin_data = nlohmann::json(run.job).dump();
+  // The judge enforces the limits on the candidate's sandbox itself, as absolute deadlines.
+  WorkerJob job = run.job;
+  job.compile_timeout_seconds = run.limits.compile_timeout_seconds;
+  job.run_timeout_seconds = run.limits.run_timeout_seconds;
+  spec.stdin_data = nlohmann::json(job).dump();
   // Candidates' own progress bars and warnings are noise in a verdict; Python must not buffer
   // what it prints before a crash.
   spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   spec.cancel = run.cancel;
   spec.timeout_signal = SIGUSR1;  // the worker dumps every Python thread's stack on it
 
-  StageClock stage_clock;  // also says which stage the worker is in
+  StageClock stage_clock;  // also says which stage the judge is in
   std::optional<nlohmann::json> worker_verdict;
   auto on_message = [&](const std::string& line) -> std::optional<Clock::time_point> {
     nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
     if (message.is_discarded() || !message.is_object()) return std::nullopt;
-    std::string event = message.value("event", "");
-    if (event == "stage") {
-      std::string next = message.value("stage", "");
-      bool was_build = stage_clock.current() == "build";
-      stage_clock.enter(next);
-      if (next == "build") return after(run.limits.compile_timeout_seconds);
-      if (was_build) return after(run.limits.run_timeout_seconds);
-    } else if (event == "verdict" && message.contains("verdict")) {
+    auto event = message.find("event");
+    if (event == message.end() || !event->is_string()) return std::nullopt;
+    if (*event == "stage") {
+      auto stage = message.find("stage");
+      if (stage != message.end() && stage->is_string()) stage_clock.enter(stage->get<std::string>().substr(0, 64));
+    } else if (*event == "verdict" && message.contains("verdict")) {
       worker_verdict = message["verdict"];
     }
-    return std::nullopt;
+    return std::nullopt;  // deadlines are absolute: no message moves them
   };
 
   std::string started_at = utc_now_iso();
-  ProcessResult process = run_process(spec, after(run.limits.run_timeout_seconds), on_message);
+  // A backstop behind the judge's own deadlines (start-up of two interpreters included).
+  constexpr double kJudgeSlackSeconds = 120;
+  ProcessResult process = run_process(
+      spec, after(run.limits.compile_timeout_seconds + run.limits.run_timeout_seconds + kJudgeSlackSeconds), on_message);
   std::map<std::string, double> stage_seconds = stage_clock.finish();
 
   Verdict v;
@@ -120,7 +123,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
     }
   }
   if (!parsed) {
-    describe_lost_worker(v, process, stage_clock.current(), run.limits);
+    describe_lost_judge(v, process, stage_clock.current(), run.limits);
     v.protocol_version = protocol_by_name(run.job.protocol).version;
     v.problem.size = run.job.size;
     try {

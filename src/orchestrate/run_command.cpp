@@ -190,6 +190,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
     run.job.build_root = build_root;
     run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
     run.job.timing.budget_seconds = o.time_budget;
+    run.job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
     return run;
   };
   auto store_verdict = [&](const Job& job, const Verdict& v) {

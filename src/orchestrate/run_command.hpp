@@ -23,6 +23,7 @@ struct RunOptions {
   double time_budget = 2.0;
   double compile_timeout = 900;
   double run_timeout = 600;
+  double sandbox_memory_gib = 64;     // host memory limit of each candidate's sandbox; 0: none
   bool quiet = false;
 };
 

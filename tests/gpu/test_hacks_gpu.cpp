@@ -1,5 +1,12 @@
-// The CUDA-only hacks of examples/hacks/ under strict (and not caught under standard), and the
-// honest CUDA controls that must get no integrity flag.
+// The CUDA-only hacks of examples/hacks/ against the judge/sandbox split, and the honest CUDA
+// controls that must get no integrity flag.
+//
+// A candidate now runs in its own process; the judge's end-of-call event runs in the judge's CUDA
+// context, which the GPU does not resume while the sandbox's context still has work (contexts are
+// time-sliced). So side-stream work lands inside the candidate's own sample, or, when it outlasts
+// a time slice, is still writing when the judge snapshots the outputs. Either way the hack gains
+// nothing: it is incorrect, flagged, or timed honestly (no inflated speedup), under every
+// protocol, standard included.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -15,7 +22,7 @@ const std::string kHacks = testing::kSource + "/examples/hacks/";
 const std::string kRelu = testing::example_problem("19_ReLU.py");
 
 CliResult eval_gpu(const std::string& candidate, const std::string& protocol, const std::string& problem = kRelu) {
-  // A short run limit: a hack that wedges the worker must cost minutes, not the whole session.
+  // A short run limit: a hack that wedges the sandbox must cost minutes, not the whole session.
   return testing::run_kbv_eval({problem, candidate, "--protocol", protocol, "--time-budget", "1", "--run-timeout", "120"},
                                "cuda:0");
 }
@@ -25,52 +32,56 @@ std::set<std::string> integrity_flags(const CliResult& r) {
   if (r.verdict.is_object())
     for (const auto& f : r.verdict["flags"]) {
       std::string n = f["name"];
-      if (n != "no_custom_kernel" && n != "degenerate") names.insert(n);
+      if (n != "no_custom_kernel" && n != "degenerate" && n != "build_cache_tampered") names.insert(n);
     }
   return names;
 }
 
-struct GpuHack {
-  std::string file;
-  std::string flag;
-};
-
-class GpuStrictHack : public ::testing::TestWithParam<GpuHack> {};
-
-TEST_P(GpuStrictHack, CaughtUnderStrictNotUnderStandard) {
-  const auto& c = GetParam();
-  auto strict = eval_gpu(kHacks + c.file, "strict");
-  EXPECT_TRUE(integrity_flags(strict).count(c.flag)) << strict.context();
-  EXPECT_EQ(strict.outcome(), "incorrect") << strict.context();
-  auto standard = eval_gpu(kHacks + c.file, "standard");
-  EXPECT_TRUE(integrity_flags(standard).empty()) << standard.context();
+double headline_speedup(const CliResult& r) {
+  if (!r.verdict.is_object() || !r.verdict.contains("timing")) return 0;
+  const auto& t = r.verdict["timing"];
+  for (const auto& s : t["speedups"])
+    if (s["baseline"] == t["primary_baseline"]) return s["median"].get<double>();
+  return 0;
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaHacks, GpuStrictHack,
-                         ::testing::Values(GpuHack{"side_stream.py", "unsynchronized_work"},
-                                           GpuHack{"side_stream_full_grid.py", "unsynchronized_work"},
-                                           GpuHack{"side_stream_thread_launch.py", "unsynchronized_work"},
-                                           GpuHack{"persisting_l2.py", "persisting_l2"}),
-                         [](const ::testing::TestParamInfo<GpuHack>& info) {
-                           std::string n = info.param.file.substr(0, info.param.file.size() - 3);
+// A hack gains nothing when it is not correct, or when its speedup is that of honest work (a
+// plain CUDA ReLU is ~1.0x on the H200: bench/RESULTS.md).
+void expect_no_gain(const CliResult& r, double at_most = 1.5) {
+  if (r.outcome() == "correct") EXPECT_LT(headline_speedup(r), at_most) << "an inflated speedup\n" << r.context();
+  else EXPECT_TRUE(r.outcome() == "incorrect" || r.outcome() == "runtime_error") << r.context();
+}
+
+class GpuSideStreamHack : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuSideStreamHack, GainsNothingUnderAnyProtocol) {
+  for (const std::string protocol : {"standard", "strict"}) {
+    SCOPED_TRACE(protocol);
+    expect_no_gain(eval_gpu(kHacks + GetParam(), protocol));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaHacks, GpuSideStreamHack,
+                         ::testing::Values("side_stream.py", "side_stream_full_grid.py", "side_stream_thread_launch.py",
+                                           "persisting_l2.py"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param.substr(0, info.param.size() - 3);
                            for (auto& ch : n)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n;
                          });
 
-// The demo corpus's side-stream GELU (its stream does not even wait for the input): on the H200
-// it went unflagged while the audit's marker was a kernel.
-TEST(GpuStrict, DemoGamerSideStreamGeluIsFlagged) {
+// The demo corpus's side-stream GELU (its stream does not even wait for the input).
+TEST(GpuStrict, DemoGamerSideStreamGeluGainsNothing) {
   auto r = eval_gpu(testing::kSource + "/runs/demo-gamer/level_1_problem_8_sample_0_kernel.py", "strict",
                     testing::kSource + "/problems/level1/8_GELU.py");
-  EXPECT_EQ(r.outcome(), "incorrect") << r.context();
-  EXPECT_TRUE(integrity_flags(r).count("unsynchronized_work")) << r.context();
+  expect_no_gain(r);
 }
 
-TEST(GpuStrict, StaleMemoryReadsPoison) {
+TEST(GpuStrict, StaleMemoryFindsNoReference) {
+  // The reference's outputs live in the judge's process: there is nothing stale to find.
   auto r = eval_gpu(kHacks + "stale_memory.py", "strict");
   EXPECT_EQ(r.outcome(), "incorrect") << r.context();
-  EXPECT_TRUE(integrity_flags(r).count("stale_memory")) << r.context();
 }
 
 TEST(GpuStrict, HonestOwnStreamJoinedGetsNoFlag) {
@@ -79,11 +90,14 @@ TEST(GpuStrict, HonestOwnStreamJoinedGetsNoFlag) {
   EXPECT_TRUE(integrity_flags(r).empty()) << r.context();
 }
 
-TEST(GpuStrict, HonestFusedSwishGetsNoFlagAndItsKernelIsSeen) {
+TEST(GpuStrict, HonestFusedSwishGetsNoFlagAndItsSpeedup) {
   auto r = eval_gpu(testing::example_candidate("swish_cuda.py"), "strict", testing::example_problem("7_Swish.py"));
   EXPECT_EQ(r.outcome(), "correct") << r.context();
   EXPECT_TRUE(integrity_flags(r).empty()) << r.context();
   for (const auto& f : r.verdict["flags"]) EXPECT_NE(f["name"], "no_custom_kernel") << r.context();
+  // 3.2x in one process before the split (bench/RESULTS.md); the hop must not distort it.
+  EXPECT_NEAR(headline_speedup(r), 3.22, 0.15) << r.context();
+  EXPECT_TRUE(r.verdict["timing"]["gated"].get<bool>()) << r.context();
 }
 
 TEST(GpuStrict, PyTorchOnlyRewriteIsFlaggedNoCustomKernel) {

@@ -6,9 +6,11 @@
 #include <limits>
 #include <string>
 
-#include "worker/compare.hpp"
+#include "torch_host/forward.hpp"
+#include "judge/compare.hpp"
 
-namespace kbv::worker {
+namespace kbv::judge {
+using namespace kbv::torch_host;
 namespace {
 
 // The reason contains `part` (gtest alone; the worker tests do not link gmock).
@@ -210,4 +212,4 @@ TEST(Compare, AllFinite) {
 }
 
 }  // namespace
-}  // namespace kbv::worker
+}  // namespace kbv::judge

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 
-#include "worker/distributions.hpp"
+#include "torch_host/forward.hpp"
+#include "judge/distributions.hpp"
 
-namespace kbv::worker {
+namespace kbv::judge {
+using namespace kbv::torch_host;
 namespace {
 
 DistributionSpec spec(DistributionKind kind, double scale = 1.0, std::uint64_t seed = 7) {
@@ -255,4 +257,4 @@ TEST(ReinitParameters, NoGradLeavesAutogradUsable) {
 }
 
 }  // namespace
-}  // namespace kbv::worker
+}  // namespace kbv::judge

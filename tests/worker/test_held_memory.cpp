@@ -4,12 +4,13 @@
 
 #include <pybind11/embed.h>
 
-#include "worker/held_memory.hpp"
-#include "worker/python_runtime.hpp"
+#include "judge/held_memory.hpp"
+#include "torch_host/python_runtime.hpp"
 
 namespace py = pybind11;
 
-namespace kbv::worker {
+namespace kbv::judge {
+using namespace kbv::torch_host;
 namespace {
 
 PythonRuntime& runtime() {
@@ -117,4 +118,4 @@ TEST(HeldMemory, OnlyCountsTheAskedDevice) {
 }
 
 }  // namespace
-}  // namespace kbv::worker
+}  // namespace kbv::judge

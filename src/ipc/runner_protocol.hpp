@@ -1,0 +1,30 @@
+#pragma once
+// The messages between the judge and a runner (the candidate's sandbox, or the trusted twin that
+// gives baselines the same context switches a candidate call pays). The judge asks, the runner
+// answers; a runner never starts a conversation, and nothing it says is more than data: the
+// judge validates every field (message_fields.hpp) and decides everything itself.
+//
+//   judge -> runner                               runner -> judge
+//   hello {device, precision, tf32,               imported {extensions}     (the twin: ready)
+//          candidate {path, module}, build {...}, | built {extensions}            (build_only)
+//          build_only, arena_bytes}               | failed {stage, kind, message, detail}
+//                          + fds: hop page, arena
+//   construct {init_inputs, model_seed}           constructed {state: [{name, shape}]} | failed
+//   weights {block}        + fd (CPU)             weights_loaded {copied, entries, unmatched}
+//   bind {slot, block, args: [{tensor: i} |       bound {slot}
+//         {value: json}]}  + fd (CPU)
+//   call {seq, slot}                              called {seq, status: ok|error, outputs | error}
+//                                                 completed {seq, error}   (after its device work)
+//   memory {slot}                                 memory {peak_allocated, peak_device, method}
+//   bye                                           (exits)
+//
+// On the GPU a call also crosses the shared hop page (hop_words.hpp): the runner's current
+// stream waits for `start` >= seq before forward() and writes `done` = seq after it.
+#include <cstdint>
+
+namespace kbv::ipc {
+
+inline constexpr int kRunnerChannelFd = 3;  // where the runner finds its end of the channel
+inline constexpr std::uint32_t kMaxSlots = 8;
+
+}  // namespace kbv::ipc

@@ -1,0 +1,435 @@
+#include "isolation/launch.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <linux/capability.h>
+#include <linux/mount.h>
+#include <linux/securebits.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "isolation/cgroup.hpp"
+#include "isolation/landlock.hpp"
+
+namespace kbv::isolation {
+namespace {
+
+// What the sandbox's own process achieved, written to the launcher just before exec (and again
+// with exec_errno set if exec fails). Plain data: it crosses a pipe.
+struct ChildState {
+  int user_ns = 0, mount_ns = 0, net_ns = 0, ipc_ns = 0, pid_ns = 0;
+  int own_proc = 0, own_shm = 0, dropped_uid = 0, readonly_root = 0, caps_dropped = 0;
+  int landlock_errno = 0;
+  int failed_step = 0;  // nonzero: a required step failed (see Step)
+  int failed_errno = 0;
+  int exec_errno = 0;
+};
+
+// The helper passes SIGUSR1 (the judge's "dump your stacks" at a deadline) on to the sandbox.
+volatile sig_atomic_t g_inner_pid = 0;
+void forward_usr1(int) {
+  if (g_inner_pid > 0) ::kill(g_inner_pid, SIGUSR1);
+}
+
+enum Step { kStepNone = 0, kStepMaps = 1, kStepFork = 2, kStepDropUid = 3, kStepFds = 4, kStepChdir = 5, kStepExec = 6, kStepMounts = 7 };
+
+const char* step_name(int step) {
+  switch (step) {
+    case kStepMaps: return "entering the user namespace";
+    case kStepFork: return "forking the sandbox's first process";
+    case kStepDropUid: return "dropping to the sandbox uid";
+    case kStepFds: return "placing its file descriptors";
+    case kStepChdir: return "changing to its working folder";
+    case kStepExec: return "exec";
+    case kStepMounts: return "making its writable folders writable again";
+  }
+  return "?";
+}
+
+void write_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+bool read_all(int fd, void* data, std::size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+void set_limit(int resource, std::int64_t value) {
+  if (value <= 0) return;
+  rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+  ::setrlimit(resource, &r);
+}
+
+// Everything the child needs, prepared before fork so that the child only makes system calls.
+struct Prepared {
+  std::vector<std::string> argv_storage, env_storage;
+  std::vector<char*> argv, envp;
+  std::vector<std::pair<int, int>> fds;
+  int max_target_fd = 2;
+  LandlockRules landlock;
+  std::string shm_options;
+  bool root = false;
+  std::uint32_t outer_uid = 0;
+  bool unprivileged = true;  // the outer uid can read what it must; else uid 0 without capabilities
+};
+
+// Read-only everything, then writable again exactly the folders the sandbox may write: a mount
+// flag binds whatever the uid is (chmod, chown and writes all fail with EROFS).
+int make_root_read_only(const SandboxSpec& spec) {
+  for (const auto& w : spec.writable) ::mount(w.c_str(), w.c_str(), nullptr, MS_BIND | MS_REC, nullptr);
+  mount_attr ro{};
+  ro.attr_set = MOUNT_ATTR_RDONLY;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return 0;
+  mount_attr rw{};
+  rw.attr_clr = MOUNT_ATTR_RDONLY;
+  for (const auto& w : spec.writable)
+    if (::syscall(SYS_mount_setattr, AT_FDCWD, w.c_str(), 0, &rw, sizeof rw) != 0) return -1;
+  for (const char* own : {"/proc", "/dev/shm", "/dev"}) ::syscall(SYS_mount_setattr, AT_FDCWD, own, 0, &rw, sizeof rw);
+  return 1;
+}
+
+// No capability survives exec, even for uid 0 inside the namespace.
+int drop_capabilities() {
+  for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  if (::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0) != 0)
+    return 0;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0 ? 1 : 0;
+}
+
+// Whether `uid` can reach and read every path (forked, so the launcher's own ids stay).
+bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
+  pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0 || ::setresuid(uid, uid, uid) != 0) ::_exit(1);
+    for (const auto& p : paths)
+      if (!p.empty() && ::access(p.c_str(), R_OK) != 0) ::_exit(1);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+[[noreturn]] void run_child(const SandboxSpec& spec, Prepared& p, int sync_w, int go_r, int report_w) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ChildState st;
+  char c = 0;
+  if (spec.use_namespaces && ::unshare(CLONE_NEWUSER) == 0) st.user_ns = 1;
+  c = st.user_ns ? 'u' : 'n';
+  write_all(sync_w, &c, 1);
+  if (!read_all(go_r, &c, 1) || c != 'g') {
+    st.failed_step = kStepMaps;
+    write_all(report_w, &st, sizeof st);
+    ::_exit(126);
+  }
+  ::close(sync_w);
+  ::close(go_r);
+  if (st.user_ns) {
+    if (::setresgid(0, 0, 0) != 0 || ::setresuid(0, 0, 0) != 0) {
+      st.failed_step = kStepMaps;
+      st.failed_errno = errno;
+      write_all(report_w, &st, sizeof st);
+      ::_exit(126);
+    }
+  }
+  // Each namespace needs CAP_SYS_ADMIN over the current user namespace: ours, or real root.
+  if (spec.use_namespaces && (st.user_ns || p.root)) {
+    st.mount_ns = ::unshare(CLONE_NEWNS) == 0;
+    st.net_ns = ::unshare(CLONE_NEWNET) == 0;
+    st.ipc_ns = ::unshare(CLONE_NEWIPC) == 0;
+    st.pid_ns = ::unshare(CLONE_NEWPID) == 0;
+  }
+  pid_t inner = ::fork();
+  if (inner < 0) {
+    st.failed_step = kStepFork;
+    st.failed_errno = errno;
+    write_all(report_w, &st, sizeof st);
+    ::_exit(126);
+  }
+  if (inner > 0) {
+    // The helper: holds nothing, waits for the sandbox and passes its status on.
+    g_inner_pid = inner;
+    ::signal(SIGUSR1, forward_usr1);
+    ::close(report_w);
+    for (int fd = 0; fd < 1024; ++fd) ::close(fd);
+    int status = 0;
+    while (::waitpid(inner, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  // The sandbox's first process (PID 1 of its namespace when there is one).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (st.mount_ns) {
+    ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+    // Its own /proc shows only its own processes: not the judge's, not kbv's.
+    if (st.pid_ns) st.own_proc = ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+    st.own_shm = ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, p.shm_options.c_str()) == 0;
+    int ro = make_root_read_only(spec);
+    if (ro < 0) {
+      st.failed_step = kStepMounts;
+      st.failed_errno = errno;
+      write_all(report_w, &st, sizeof st);
+      ::_exit(126);
+    }
+    st.readonly_root = ro;
+  }
+  if (!st.user_ns && p.root && p.unprivileged && !spec.keep_uid) {
+    // No user namespace but root: run as an unprivileged uid instead.
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(p.outer_uid, p.outer_uid, p.outer_uid) != 0 ||
+        ::setresuid(p.outer_uid, p.outer_uid, p.outer_uid) != 0) {
+      st.failed_step = kStepDropUid;
+      st.failed_errno = errno;
+      write_all(report_w, &st, sizeof st);
+      ::_exit(126);
+    }
+    st.dropped_uid = 1;
+  }
+  if (st.user_ns || p.root) st.caps_dropped = drop_capabilities();
+  set_limit(RLIMIT_CORE, 0);
+  set_limit(RLIMIT_FSIZE, spec.limits.max_file_bytes);
+  set_limit(RLIMIT_NOFILE, spec.limits.max_open_files);
+  st.landlock_errno = spec.use_landlock ? landlock_apply(p.landlock) : 0;
+  // fds: first lift every source above the targets, then place each at its number.
+  int report_fd = p.max_target_fd + 1;
+  int lifted_report = ::fcntl(report_w, F_DUPFD_CLOEXEC, 1000);
+  int lifted_fds[64];
+  std::size_t n = p.fds.size() < 64 ? p.fds.size() : 64;
+  for (std::size_t i = 0; i < n; ++i) lifted_fds[i] = ::fcntl(p.fds[i].first, F_DUPFD_CLOEXEC, 1001 + static_cast<int>(i));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (lifted_fds[i] < 0 || ::dup2(lifted_fds[i], p.fds[i].second) < 0) {
+      st.failed_step = kStepFds;
+      st.failed_errno = errno;
+      write_all(lifted_report, &st, sizeof st);
+      ::_exit(126);
+    }
+  }
+  ::dup2(lifted_report, report_fd);
+  ::fcntl(report_fd, F_SETFD, FD_CLOEXEC);
+  ::syscall(SYS_close_range, report_fd + 1, ~0U, 0);
+  if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {
+    st.failed_step = kStepChdir;
+    st.failed_errno = errno;
+    write_all(report_fd, &st, sizeof st);
+    ::_exit(126);
+  }
+  write_all(report_fd, &st, sizeof st);
+  ::execve(spec.program.c_str(), p.argv.data(), p.envp.data());
+  st.failed_step = kStepExec;
+  st.exec_errno = errno;
+  write_all(report_fd, &st, sizeof st);
+  ::_exit(127);
+}
+
+std::atomic<int> g_sandbox_counter{0};
+
+}  // namespace
+
+Launched launch_sandbox(const SandboxSpec& spec) {
+  Launched out;
+  IsolationReport& report = out.report;
+  Prepared p;
+  p.root = ::geteuid() == 0;
+  p.outer_uid = spec.outer_uid;
+  if (p.root && spec.outer_uid == 0) {
+    p.unprivileged = false;
+    report.warnings.push_back("kbv's install is not readable by an unprivileged uid (is it under /root?): the sandbox "
+                              "is uid 0 inside its user namespace with no capabilities, confined by its read-only mounts "
+                              "and Landlock, with no per-uid process limit; install kbv and its Python where other users "
+                              "can read them for a uid of its own");
+  }
+  for (const auto& a : spec.argv) p.argv_storage.push_back(a);
+  for (const auto& [k, v] : spec.env) p.env_storage.push_back(k + "=" + v);
+  for (auto& s : p.argv_storage) p.argv.push_back(s.data());
+  p.argv.push_back(nullptr);
+  for (auto& s : p.env_storage) p.envp.push_back(s.data());
+  p.envp.push_back(nullptr);
+  p.fds = spec.fds;
+  if (p.fds.size() > 64) throw std::runtime_error("launch_sandbox: at most 64 fds");
+  for (const auto& [from, to] : p.fds) p.max_target_fd = std::max(p.max_target_fd, to);
+  p.shm_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
+  if (spec.use_landlock) {
+    std::vector<std::string> writable = spec.writable;
+    writable.push_back("/dev");   // the GPU's device files (ioctls) and the private /dev/shm
+    writable.push_back("/proc");  // CUDA writes there; with a PID namespace it is the sandbox's own
+    p.landlock = landlock_prepare(writable);
+    if (p.landlock.ruleset_fd < 0) report.warnings.push_back("filesystem writes not confined: " + p.landlock.error);
+  }
+
+  // The cgroup comes first so the helper can join it before it forks the sandbox.
+  Cgroup cgroup;
+  if (spec.use_cgroup) {
+    std::string name = "sbx-" + std::to_string(::getpid()) + "-" + std::to_string(g_sandbox_counter++);
+    cgroup = cgroup_create(name, spec.limits.memory_bytes, spec.limits.max_processes);
+    if (cgroup.path.empty()) report.warnings.push_back("no cgroup: " + cgroup.error);
+  }
+
+  int sync_pipe[2], go_pipe[2], report_pipe[2];
+  if (::pipe2(sync_pipe, O_CLOEXEC) || ::pipe2(go_pipe, O_CLOEXEC) || ::pipe2(report_pipe, O_CLOEXEC))
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Without a pids cgroup, the process limit is per uid: only meaningful for a uid of its own.
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(sync_pipe[0]);
+    ::close(go_pipe[1]);
+    ::close(report_pipe[0]);
+    if (cgroup.path.empty()) {
+      set_limit(RLIMIT_NPROC, spec.limits.max_processes);
+      if (spec.limits.memory_bytes > 0) set_limit(RLIMIT_DATA, spec.limits.memory_bytes);
+    }
+    run_child(spec, p, sync_pipe[1], go_pipe[0], report_pipe[1]);
+  }
+  ::close(sync_pipe[1]);
+  ::close(go_pipe[0]);
+  ::close(report_pipe[1]);
+  if (p.landlock.ruleset_fd >= 0) ::close(p.landlock.ruleset_fd);
+  out.pid = pid;
+
+  char c = 0;
+  bool user_ns = read_all(sync_pipe[0], &c, 1) && c == 'u';
+  std::int64_t outer = p.root ? p.outer_uid : ::getuid();
+  if (user_ns) {
+    std::string base = "/proc/" + std::to_string(pid);
+    write_file(base + "/setgroups", "deny");
+    std::uint32_t outer_gid = p.root ? p.outer_uid : ::getgid();
+    bool mapped = write_file(base + "/uid_map", "0 " + std::to_string(outer) + " 1") &&
+                  write_file(base + "/gid_map", "0 " + std::to_string(outer_gid) + " 1");
+    if (!mapped) report.warnings.push_back("could not write the user namespace's uid map");
+  }
+  if (!cgroup.path.empty() && !cgroup_add(cgroup, pid)) {
+    report.warnings.push_back("could not move the sandbox into its cgroup");
+    cgroup_remove(cgroup);
+    cgroup = {};
+  }
+  char go = 'g';
+  write_all(go_pipe[1], &go, 1);
+  ::close(sync_pipe[0]);
+  ::close(go_pipe[1]);
+
+  // One record before exec, a second if exec failed; EOF once exec succeeded.
+  ChildState st, second;
+  bool got = read_all(report_pipe[0], &st, sizeof st);
+  bool failed = got && read_all(report_pipe[0], &second, sizeof second);
+  ::close(report_pipe[0]);
+  if (failed) st = second;
+  if (!got || st.failed_step != kStepNone) {
+    Launched dead = out;
+    int status = 0;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    cgroup_remove(cgroup);
+    int err = st.exec_errno ? st.exec_errno : st.failed_errno;
+    throw std::runtime_error("cannot start the sandbox (" + spec.program + "): " +
+                             (got ? std::string(step_name(st.failed_step)) + " failed: " + std::strerror(err)
+                                  : std::string("its helper died before reporting")));
+  }
+
+  report.user_namespace = st.user_ns;
+  report.outer_uid = (st.user_ns || st.dropped_uid) ? outer : static_cast<std::int64_t>(::geteuid());
+  report.pid_namespace = st.pid_ns && st.own_proc;
+  report.network_namespace = st.net_ns;
+  report.mount_namespace = st.mount_ns;
+  report.readonly_root = st.readonly_root;
+  report.capabilities_dropped = st.caps_dropped;
+  if (st.mount_ns && !st.readonly_root) report.warnings.push_back("mounts not made read-only (no mount_setattr)");
+  report.landlock_abi = (spec.use_landlock && p.landlock.abi > 0 && st.landlock_errno == 0) ? p.landlock.abi : 0;
+  if (spec.use_landlock && p.landlock.abi > 0 && st.landlock_errno != 0)
+    report.warnings.push_back(std::string("Landlock not applied: ") + std::strerror(st.landlock_errno));
+  report.cgroup = cgroup.path;
+  report.file_size_limit_bytes = spec.limits.max_file_bytes;
+  report.writable = spec.writable;
+  if (!cgroup.path.empty()) {
+    report.memory_limit_bytes = spec.limits.memory_bytes;
+    report.memory_limit_by = spec.limits.memory_bytes > 0 ? "cgroup" : "";
+    report.process_limit = spec.limits.max_processes;
+    report.process_limit_by = "cgroup";
+  } else {
+    report.memory_limit_bytes = spec.limits.memory_bytes;
+    report.memory_limit_by = spec.limits.memory_bytes > 0 ? "rlimit_data" : "";
+    report.process_limit = spec.limits.max_processes;
+    report.process_limit_by = "rlimit_nproc";
+    if (report.outer_uid == static_cast<std::int64_t>(::geteuid()) && !st.user_ns)
+      report.warnings.push_back("the process limit is shared with kbv's own uid");
+  }
+  if (!spec.use_namespaces) report.warnings.push_back("namespaces turned off (KBV_SANDBOX_NAMESPACES=0)");
+  if (!st.user_ns && !spec.keep_uid)
+    report.warnings.push_back(p.root ? "no user namespace (ran as uid " + std::to_string(outer) + " instead)"
+                                     : "no user namespace: the sandbox runs as kbv's own uid");
+  if (!report.pid_namespace) report.warnings.push_back("no PID namespace: processes that leave the process group survive the sandbox");
+  if (!st.net_ns) report.warnings.push_back("no network namespace: the candidate can open network connections");
+  if (!st.own_shm && st.mount_ns) report.warnings.push_back("/dev/shm is shared with the host");
+  out.cgroup = cgroup.path;
+  return out;
+}
+
+std::uint32_t resolve_outer_uid(const SandboxSpec& spec) {
+  if (::geteuid() != 0) return ::getuid();
+  std::vector<std::string> needed = spec.must_read;
+  needed.push_back(spec.program);
+  return readable_as(spec.outer_uid, needed) ? spec.outer_uid : 0;
+}
+
+int poll_sandbox(Launched& launched) {
+  if (launched.reaped) return launched.status;
+  if (launched.pid <= 0) return -1;
+  int status = 0;
+  if (::waitpid(launched.pid, &status, WNOHANG) != launched.pid) return -1;
+  launched.reaped = true;
+  launched.status = status;
+  return status;
+}
+
+int end_sandbox(Launched& launched) {
+  if (launched.pid > 0 && !launched.reaped) {
+    ::kill(launched.pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(launched.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    launched.reaped = true;
+    launched.status = status;
+  }
+  if (!launched.cgroup.empty()) cgroup_remove(Cgroup{launched.cgroup, ""});
+  launched.cgroup.clear();
+  return launched.reaped ? launched.status : -1;
+}
+
+}  // namespace kbv::isolation

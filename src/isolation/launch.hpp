@@ -1,0 +1,46 @@
+#pragma once
+// Starts a program inside a sandbox (SandboxSpec) and reports what was in force. Linux only.
+//
+// The process tree: the launcher forks a helper that enters new user, mount, network, IPC and PID
+// namespaces (each when the machine allows it), and the helper forks the sandbox itself as PID 1
+// of the new PID namespace; when that process ends, the kernel kills every process it started,
+// `setsid` survivors included. The helper waits for it and exits with its status (a signal N as
+// 128 + N), so the launcher sees one child: `pid` below. Both die with the launcher
+// (PR_SET_PDEATHSIG). Between fork and exec only system calls run, on data prepared before the
+// fork, so launching from a multi-threaded process is safe.
+#include <sys/types.h>
+
+#include <string>
+
+#include "isolation/isolation_report.hpp"
+#include "isolation/sandbox_spec.hpp"
+
+namespace kbv::isolation {
+
+struct Launched {
+  pid_t pid = -1;          // the helper: wait for it, kill it (SIGKILL ends the whole sandbox)
+  IsolationReport report;
+  std::string cgroup;      // removed by end_sandbox()
+  bool reaped = false;     // the helper was waited for; `status` is its wait status
+  int status = 0;
+};
+
+// The uid the sandbox will have outside its user namespace: spec.outer_uid when the launcher is
+// root and that uid can read everything in spec.must_read; 0 when it cannot (the sandbox then
+// keeps uid 0 inside its namespace, without capabilities); the launcher's own uid when it is
+// not root. Call it before preparing folders the sandbox must own, and put the result in
+// spec.outer_uid.
+std::uint32_t resolve_outer_uid(const SandboxSpec& spec);
+
+// Throws std::runtime_error when the program cannot be started at all (exec failed, fork
+// failed); a mechanism that is unavailable is a warning in the report, not an error.
+Launched launch_sandbox(const SandboxSpec& spec);
+
+// Ends the sandbox: kills the helper (its PID-namespace child follows), kills and removes the
+// cgroup if there is one, and reaps the helper. Returns the helper's wait status (or -1).
+int end_sandbox(Launched& launched);
+
+// Waits without blocking: the helper's wait status when it has exited, else -1.
+int poll_sandbox(Launched& launched);
+
+}  // namespace kbv::isolation

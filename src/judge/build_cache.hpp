@@ -1,0 +1,32 @@
+#pragma once
+// The candidate's entry in the shared build cache, and the judge's record of what was built in
+// it. The sandbox may write only its own entry (Landlock); the judge, after a build, records the
+// sha256 of every shared library the entry holds in a manifest no sandbox can write, and checks
+// them before a later sandbox loads them: a library that changed is removed and rebuilt, and the
+// verdict says so (build_cache_tampered).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kbv::judge {
+
+struct BuildCacheEntry {
+  std::string dir;       // <build root>/<first 16 hex of the source's sha256>
+  std::string manifest;  // <build root>/.kbv-manifests/<same>.json
+  std::string log;       // <dir>/build.log
+};
+
+BuildCacheEntry build_cache_entry(const std::string& build_root, const std::string& source_sha256);
+
+// Before the sandbox starts. nullopt: the entry is absent, or matches its manifest. Otherwise
+// what did not match; the entry has then been emptied so that it is rebuilt.
+std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry);
+
+// Creates the entry and hands it to `uid` (when the judge is root; a no-op otherwise), so that a
+// sandbox running as `uid` can build into it.
+void build_cache_prepare(const BuildCacheEntry& entry, std::int64_t uid);
+
+// After a build: records the sha256 of every shared library under the entry.
+void build_cache_record(const BuildCacheEntry& entry);
+
+}  // namespace kbv::judge

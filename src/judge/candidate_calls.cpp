@@ -1,0 +1,169 @@
+// One call of the candidate, as the judge makes it: inputs written by the judge into memory it
+// shares with the sandbox, the call asked for over the channel, the end of the call taken from
+// the GPU (the runner's stream writes its `done` word after forward(); the judge's stream waits
+// for it), and the outputs read by the judge itself right after that point. Every wait has a
+// deadline; a runner that never signals is released from the host, never waited on for ever.
+#include <thread>
+
+#include <cuda_runtime_api.h>
+
+#include "ipc/message_fields.hpp"
+#include "judge/judgement.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/py_json.hpp"
+
+namespace kbv::judge {
+
+void Judgement::bind_slot(std::uint32_t slot, const ArgList& like) {
+  std::vector<at::Tensor> likes;
+  nlohmann::json args = nlohmann::json::array();
+  for (const auto& a : like) {
+    if (a.is_tensor) {
+      args.push_back({{"tensor", likes.size()}});
+      likes.push_back(a.tensor);
+    } else {
+      args.push_back({{"value", guarded(Outcome::problem_error, "get_inputs()", [&] { return torch_host::python_to_json(a.value); })}});
+    }
+  }
+  if (slots_.size() <= slot) slots_.resize(slot + 1);
+  slots_[slot] = guarded(Outcome::internal_error, "sharing the inputs", [&] { return torch_host::SharedBlock::allocate(likes, device_); });
+  bound_values_.resize(slots_.size());
+  bound_values_[slot] = args;
+  std::vector<int> fds;
+  if (slots_[slot]->fd() >= 0) fds.push_back(slots_[slot]->fd());
+  try {
+    sandbox_->request({{"type", "bind"}, {"slot", slot}, {"block", slots_[slot]->descriptor()}, {"args", args}}, fds, "bound", run_deadline_);
+  } catch (const RunnerError& e) {
+    end_with_runner_error(e, "handing the inputs to the sandbox");
+  }
+  reader_->set_inputs(slot_inputs(slot));
+}
+
+std::vector<at::Tensor> Judgement::slot_inputs(std::uint32_t slot) const {
+  std::vector<at::Tensor> out;
+  if (slot >= slots_.size() || !slots_[slot]) return out;
+  // One entry per argument, in argument order (non-tensor arguments: undefined).
+  std::size_t k = 0;
+  for (const auto& a : bound_values_[slot]) out.push_back(a.contains("tensor") ? slots_[slot]->tensors()[k++] : at::Tensor());
+  return out;
+}
+
+void Judgement::write_inputs(std::uint32_t slot, const ArgList& values) {
+  // A slot is rebound when the arguments' shapes or plain values change (e.g. another size).
+  bool fits = slot < slots_.size() && slots_[slot] && bound_values_[slot].size() == values.size();
+  std::size_t k = 0;
+  for (std::size_t i = 0; fits && i < values.size(); ++i) {
+    const auto& bound = bound_values_[slot][i];
+    if (values[i].is_tensor) {
+      fits = bound.contains("tensor") && k < slots_[slot]->tensors().size() &&
+             slots_[slot]->tensors()[k].sizes() == values[i].tensor.sizes() &&
+             slots_[slot]->tensors()[k].strides() == values[i].tensor.strides() &&
+             slots_[slot]->tensors()[k].scalar_type() == values[i].tensor.scalar_type();
+      ++k;
+    } else {
+      fits = bound.contains("value") && bound["value"] == torch_host::python_to_json(values[i].value);
+    }
+  }
+  if (!fits) bind_slot(slot, values);
+  k = 0;
+  for (const auto& v : values)
+    if (v.is_tensor) slots_[slot]->tensors()[k++].copy_(v.tensor);
+}
+
+std::vector<at::Tensor> Judgement::snapshot_outputs(const std::vector<at::Tensor>& views) const {
+  std::vector<at::Tensor> out;
+  for (const auto& v : views) {
+    if (v.is_cuda()) {
+      // A kernel, not a copy-engine memcpy: it runs in the judge's time slice, right after the
+      // end of the call, before the sandbox's context can run again.
+      out.push_back(v.scalar_type() == at::kBool ? at::logical_and(v, v) : at::mul(v, 1));
+    } else {
+      out.push_back(v.clone());
+    }
+  }
+  return out;
+}
+
+void Judgement::wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq) {
+  if (!device_.is_cuda()) return;
+  cudaEvent_t done = nullptr;
+  cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  cudaEventRecord(done, static_cast<cudaStream_t>(stream_));
+  cudaError_t e;
+  while ((e = cudaEventQuery(done)) == cudaErrorNotReady) {
+    if (Clock::now() > run_deadline_) {
+      runner->release(seq);  // our stream waits on a word the runner never wrote: let it go
+      cudaEventSynchronize(done);
+      cudaEventDestroy(done);
+      throw Ending{Outcome::timeout, what + ": the call did not end within the run time limit"};
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  cudaEventDestroy(done);
+  if (e != cudaSuccess) throw Ending{Outcome::internal_error, what + ": the judge's own stream failed: " + cudaGetErrorString(e)};
+}
+
+CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& what) {
+  std::uint32_t seq = sandbox_->next_seq();
+  std::string error;
+  if (device_.is_cuda() && !sandbox_->queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
+  nlohmann::json called;
+  try {
+    sandbox_->send({{"type", "call"}, {"seq", seq}, {"slot", slot}});
+    called = sandbox_->receive("called", run_deadline_);
+  } catch (const RunnerError& e) {
+    sandbox_->release(seq);
+    end_with_runner_error(e, what);
+  }
+  CallOutputs out;
+  std::string status;
+  guarded(Outcome::protocol_violation, what, [&] {
+    ipc::Fields f(called, "called");
+    if (f.integer("seq", 0, UINT32_MAX) != seq) throw ipc::ProtocolError("an answer to another call");
+    status = f.str("status", 16);
+    if (status == "error") error = f.str("error", 8000);
+    else if (status != "ok") throw ipc::ProtocolError("unknown status");
+    return 0;
+  });
+  if (status == "error") {
+    sandbox_->release(seq);
+    try {
+      sandbox_->receive("completed", run_deadline_);
+    } catch (const RunnerError&) {
+      // the candidate's own error is the outcome either way
+    }
+    throw Ending{Outcome::runtime_error, what + ": " + first_line(error)};
+  }
+  if (device_.is_cuda() && !sandbox_->queue_wait_done(stream_, seq, &error)) {
+    sandbox_->release(seq);
+    throw Ending{Outcome::internal_error, what + ": " + error};
+  }
+  try {
+    out.views = reader_->view(called.at("outputs"));
+  } catch (const ipc::ProtocolError& e) {
+    sandbox_->release(seq);
+    throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+  }
+  out.aliased_inputs = torch_host::OutputReader::aliased_inputs(called["outputs"]);
+  out.snapshot = snapshot_outputs(out.views);
+  nlohmann::json completed;
+  try {
+    completed = sandbox_->receive("completed", run_deadline_);
+  } catch (const RunnerError& e) {
+    sandbox_->release(seq);
+    end_with_runner_error(e, what);
+  }
+  std::string device_error = completed.value("error", std::string());
+  if (!completed.is_object() || !completed.contains("error") || !completed["error"].is_string()) {
+    sandbox_->release(seq);
+    throw Ending{Outcome::protocol_violation, what + ": a malformed 'completed' message"};
+  }
+  if (!device_error.empty()) {
+    sandbox_->release(seq);
+    throw Ending{Outcome::runtime_error, what + ": " + first_line(device_error)};
+  }
+  wait_for_stream(what, sandbox_.get(), seq);
+  return out;
+}
+
+}  // namespace kbv::judge

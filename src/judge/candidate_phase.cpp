@@ -1,0 +1,192 @@
+// The candidate's side of an evaluation up to its first call: its build (in the sandbox, into
+// its build-cache entry), ModelNew, and Model's weights handed over. Every answer from the
+// sandbox is checked; its word decides nothing but what it alone can know (what it built, which
+// of its state entries took the weights), and even that only as data the judge reports.
+#include <fstream>
+#include <sstream>
+#include <regex>
+
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include "ipc/message_fields.hpp"
+#include "judge/judgement.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/models.hpp"
+
+namespace kbv::judge {
+namespace {
+
+std::string tail_of_file(const std::string& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  auto size = static_cast<std::size_t>(in.tellg());
+  std::size_t start = size > bytes ? size - bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string out(size - start, '\0');
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The sandbox's account of its extensions, checked field by field.
+std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
+  std::vector<ExtensionBuild> out;
+  if (!reply.contains("extensions")) return out;
+  ipc::Fields r(reply, reply.value("type", "reply"));
+  for (const auto& e : r.array("extensions", 64)) {
+    ipc::Fields f(e, "extension");
+    ExtensionBuild b;
+    b.requested_name = f.str("requested_name", 256);
+    b.unique_name = f.str("unique_name", 256);
+    b.build_dir = f.str("build_dir", 4096);
+    b.seconds = f.number("seconds");
+    b.cuda = f.boolean("cuda");
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+void Judgement::await_build() {
+  enter(Stage::build);
+  auto started = Clock::now();
+  nlohmann::json reply;
+  try {
+    reply = sandbox_->receive("imported", build_deadline_);
+  } catch (const RunnerError& e) {
+    if (e.kind == RunnerError::Kind::timeout) {
+      sandbox_->stop(2.0);
+      throw Ending{Outcome::timeout, "timed out after " + std::to_string(static_cast<int>(job_.compile_timeout_seconds)) +
+                                         " s in stage 'build'; raise --compile-timeout if the build is just slow"};
+    }
+    end_with_runner_error(e, "building the candidate");
+  }
+  BuildResult build;
+  build.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  build.build_dir = cache_.dir;
+  build.log_path = cache_.log;
+  build.log_tail = tail_of_file(cache_.log, 8 * 1024);
+  build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
+  build_cache_record(cache_);
+  verdict_.custom_kernel = !build.extensions.empty();
+  verdict_.build = build;
+  if (reply["type"] == "failed") {
+    ipc::Fields f(reply, "failed");
+    std::string kind = f.str("kind", 32), message = first_line(f.str("message", 8000));
+    if (kind == "needs_cuda") {
+      // Skipped only when the judge sees it too: a CPU device and CUDA in the candidate's own
+      // source. Otherwise a candidate could turn its failure into a skip by raising this.
+      static const std::regex cuda_source(R"(cuda_sources|__global__|with_cuda\s*=\s*True|\.cu['"])");
+      if (!device_.is_cuda() && std::regex_search(read_text(job_.candidate_path), cuda_source))
+        throw Ending{Outcome::skipped, "candidate needs CUDA (" + message + "); run it with --device cuda"};
+      throw Ending{Outcome::runtime_error, "the candidate's build stopped: " + message};
+    }
+    throw Ending{kind == "runtime_error" ? Outcome::runtime_error : Outcome::compile_error, message};
+  }
+}
+
+void Judgement::finish_build_only() {
+  enter(Stage::build);
+  auto started = Clock::now();
+  nlohmann::json reply;
+  try {
+    reply = sandbox_->receive("built", build_deadline_);
+  } catch (const RunnerError& e) {
+    if (e.kind == RunnerError::Kind::timeout) sandbox_->stop(2.0);
+    end_with_runner_error(e, "building the candidate");
+  }
+  BuildResult build;
+  build.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  build.build_dir = cache_.dir;
+  build.log_path = cache_.log;
+  build.log_tail = tail_of_file(cache_.log, 8 * 1024);
+  build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
+  build_cache_record(cache_);
+  verdict_.custom_kernel = !build.extensions.empty();
+  verdict_.build = build;
+  if (reply["type"] == "failed") {
+    ipc::Fields f(reply, "failed");
+    throw Ending{f.str("kind", 32) == "needs_cuda" ? Outcome::skipped : Outcome::compile_error, first_line(f.str("message", 8000))};
+  }
+  enter(Stage::done);
+  throw Ending{Outcome::skipped, "build only (kbv run's build phase)"};
+}
+
+void Judgement::construct_candidate() {
+  enter(Stage::models);
+  nlohmann::json init = init_inputs_json();
+  nlohmann::json reply;
+  try {
+    reply = sandbox_->request({{"type", "construct"}, {"init_inputs", init}, {"model_seed", model_seed()}}, {}, "constructed", run_deadline_);
+  } catch (const RunnerError& e) {
+    end_with_runner_error(e, "constructing ModelNew");
+  }
+  try {
+    twin_->receive("ready", run_deadline_);
+  } catch (const RunnerError& e) {
+    throw Ending{Outcome::internal_error, std::string("kbv's twin process failed to start: ") + e.what()};
+  }
+  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(reply.value("message", "constructing ModelNew failed"))};
+  guarded(Outcome::protocol_violation, "the sandbox's state list", [&] {
+    ipc::Fields f(reply, "constructed");
+    for (const auto& e : f.array("state", 100000)) candidate_state_.push_back(ipc::Fields(e, "state").str("name", 1024));
+    return 0;
+  });
+  if (device_.is_cuda()) {
+    std::string error;
+    if (!sandbox_->attach_cuda(&error) || !twin_->attach_cuda(&error))
+      throw Ending{Outcome::internal_error, "the judge cannot map the hop page: " + error};
+    cudaStream_t s = nullptr;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) throw Ending{Outcome::internal_error, "cudaStreamCreate failed"};
+    stream_ = s;
+    c10::cuda::setCurrentCUDAStream(c10::cuda::getStreamFromExternal(s, device_.index()));
+  }
+  reader_ = std::make_unique<torch_host::OutputReader>(&sandbox_->arena(), std::vector<at::Tensor>{}, device_);
+}
+
+void Judgement::hand_over_weights() {
+  auto entries = torch_host::state_entries(reference_);
+  std::vector<at::Tensor> likes;
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [name, t] : entries) {
+    likes.push_back(t);
+    names.push_back(name);
+  }
+  auto block = guarded(Outcome::internal_error, "sharing Model's weights", [&] {
+    auto b = torch_host::SharedBlock::allocate(likes, device_);
+    for (std::size_t i = 0; i < likes.size(); ++i) b.tensors()[i].copy_(likes[i]);
+    torch_host::synchronize(device_);
+    return b;
+  });
+  nlohmann::json reply;
+  std::vector<int> fds;
+  if (block.fd() >= 0) fds.push_back(block.fd());
+  try {
+    reply = sandbox_->request({{"type", "weights"}, {"block", block.descriptor()}, {"names", names}}, fds, "weights_loaded", run_deadline_);
+  } catch (const RunnerError& e) {
+    end_with_runner_error(e, "handing Model's weights to ModelNew");
+  }
+  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(reply.value("message", "loading weights failed"))};
+  guarded(Outcome::protocol_violation, "the sandbox's weight report", [&] {
+    ipc::Fields f(reply, "weights_loaded");
+    weights_copied_ = static_cast<int>(f.integer("copied", 0, 1 << 30));
+    weights_entries_ = static_cast<int>(f.integer("entries", 0, 1 << 30));
+    const auto& unmatched = f.array("unmatched", 20);
+    if (!unmatched.empty())
+      warn("ModelNew state entries without a same-named, same-shaped Model entry (" +
+           std::to_string(weights_entries_ - weights_copied_) + ", first '" +
+           first_line(unmatched.front().is_string() ? unmatched.front().get<std::string>() : "?", 100) +
+           "'): they keep their seeded initialisation");
+    return 0;
+  });
+}
+
+}  // namespace kbv::judge

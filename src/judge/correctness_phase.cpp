@@ -1,0 +1,152 @@
+// Correctness: every distribution of the protocol. The judge makes the inputs, writes them into
+// the memory it shares with the sandbox (its own pristine copy stays private), asks for one call,
+// reads the outputs itself, and compares them with its own reference. Strict adds the checks
+// that only look at what the judge observed: inputs changed by the call, an output that is an
+// input, an output that changed after the call ended, and a second call on the same inputs.
+#include "judge/distributions.hpp"
+#include "judge/integrity.hpp"
+#include "judge/judgement.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/models.hpp"
+
+namespace kbv::judge {
+
+constexpr std::uint32_t kSlot = 0;  // every call uses one input slot: checked calls look like the rest
+
+Tolerance Judgement::tolerance() const {
+  Tolerance tol = protocol_.tolerance(precision_);
+  if (job_.tolerance) tol = {*job_.tolerance, *job_.tolerance};
+  return tol;
+}
+
+// The reference outputs in true fp32 (TF32 off). Where the protocol's baseline runs with TF32 on
+// a GPU, also the TF32 reference: the protocol accepts a candidate as precise as its own baseline.
+std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std::vector<at::Tensor>* tf32_out) {
+  const bool tf32 = protocol_tf32();
+  torch_host::set_tf32(false);
+  auto ref = torch_host::call_forward(reference_, torch_host::clone_args(inputs));
+  if (tf32 && device_.is_cuda() && tf32_out) {
+    torch_host::set_tf32(true);
+    *tf32_out = torch_host::call_forward(reference_, torch_host::clone_args(inputs));
+  }
+  torch_host::set_tf32(tf32);
+  torch_host::synchronize(device_);
+  return ref;
+}
+
+// Passes when the candidate matches the fp32 reference, or the TF32 one when there is one;
+// reports the closer of the two.
+OutputComparison Judgement::judge_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                          const std::vector<at::Tensor>& out, const Tolerance& tol) const {
+  auto cmp = compare_outputs(ref, out, tol, protocol_.nan_pattern_must_match);
+  if (cmp.ok || ref_tf32.empty()) return cmp;
+  auto cmp_tf32 = compare_outputs(ref_tf32, out, tol, protocol_.nan_pattern_must_match);
+  if (cmp_tf32.ok || cmp_tf32.mismatched < cmp.mismatched) {
+    cmp_tf32.reason = cmp_tf32.ok ? "" : cmp_tf32.reason + " (against the TF32 reference; closer than the fp32 one)";
+    return cmp_tf32;
+  }
+  return cmp;
+}
+
+void Judgement::check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out) {
+  if (auto e = find_input_mutation(pristine, slot_inputs(kSlot))) flag(FlagName::input_mutated, dist + ": " + *e);
+  for (std::size_t i = 0; i < out.aliased_inputs.size(); ++i)
+    if (out.aliased_inputs[i] >= 0)
+      flag(FlagName::output_aliases_input, dist + ": output " + std::to_string(i) + " is a view of input " +
+                                               std::to_string(out.aliased_inputs[i]));
+  // The output as it is now, long after the call ended, against the judge's copy taken at its
+  // end: a difference means work that was still writing it after forward()'s stream finished.
+  if (auto e = find_late_writes(out.snapshot, snapshot_outputs(out.views)))
+    flag(FlagName::unsynchronized_work, dist + ": " + *e);
+}
+
+void Judgement::flag_degenerate(const CorrectnessResult& result) {
+  std::vector<std::string> trivial;
+  int compared = 0;
+  for (const auto& d : result.distributions) {
+    if (d.status == DistributionStatus::skipped) continue;
+    ++compared;
+    if (!d.trivial_pass.empty()) trivial.push_back(d.name + " (" + d.trivial_pass + ")");
+  }
+  if (compared > 0 && static_cast<int>(trivial.size()) == compared)
+    flag(FlagName::degenerate, "a trivial output passes every distribution: " + join(trivial));
+  else if (!trivial.empty())
+    warn("non-discriminative distributions (a trivial output passes): " + join(trivial));
+}
+
+void Judgement::check_correctness() {
+  enter(Stage::correctness);
+  CorrectnessResult result;
+  Tolerance tol = tolerance();
+  result.atol = tol.atol;
+  result.rtol = tol.rtol;
+  std::optional<Ending> failure;
+  for (const auto& spec : protocol_.distributions(job_.secret)) {
+    DistributionResult d;
+    d.name = spec.name;
+    d.kind = std::string(distribution_kind_name(spec.kind));
+    bool skip = false;
+    if (spec.kind == DistributionKind::reinit_params) {
+      if (weights_copied_ < weights_entries_ || weights_entries_ == 0) {
+        skip = true;
+        d.reason = "ModelNew's parameters do not all match Model's by name and shape";
+      } else {
+        guarded(Outcome::problem_error, "re-initialising parameters",
+                [&] { reinit_parameters(torch_host::named_parameters(reference_), spec.seed); });
+        hand_over_weights();
+      }
+    }
+    if (!skip) {
+      ArgList inputs = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return distribution_inputs(source_, spec); });
+      guarded(Outcome::internal_error, spec.name + ": writing the inputs", [&] {
+        write_inputs(kSlot, inputs);
+        return 0;
+      });
+      CallOutputs out = call_candidate(kSlot, spec.name + ": ModelNew.forward");
+      if (output_bytes_ == 0) output_bytes_ = torch_host::output_bytes_to_write(out.views, device_);
+      if (strict()) check_candidate_call(spec.name, inputs, out);
+      std::vector<at::Tensor> ref, ref_tf32;
+      try {
+        ref = reference_outputs(inputs, &ref_tf32);
+      } catch (pybind11::error_already_set& e) {
+        skip = true;
+        d.reason = "the reference raised " + first_line(torch_host::describe_python_error(e).one_line());
+      }
+      if (!skip && !protocol_.nan_pattern_must_match && !all_finite(ref)) {
+        skip = true;
+        d.reason = "the reference output has NaN/Inf on this distribution";
+      }
+      if (!skip) {
+        auto cmp = judge_outputs(ref, ref_tf32, out.snapshot, tol);
+        d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
+        d.reason = cmp.reason;
+        d.max_abs_err = cmp.max_abs_err;
+        d.max_rel_err = cmp.max_rel_err;
+        d.mismatched = cmp.mismatched;
+        d.numel = cmp.numel;
+        d.trivial_pass = trivial_pass(ref, inputs, tol, protocol_.nan_pattern_must_match);
+        if (!cmp.ok && !failure) failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+        if (strict() && cmp.ok && !determinism_checked_) {
+          // nondeterministic: the same inputs again, compared with the first call's snapshot.
+          determinism_checked_ = true;
+          write_inputs(kSlot, inputs);
+          CallOutputs again = call_candidate(kSlot, spec.name + ": ModelNew.forward (repeat)");
+          auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
+          if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
+        }
+      }
+    }
+    if (skip) {
+      d.status = DistributionStatus::skipped;
+      result.skipped.push_back(spec.name);
+    }
+    result.distributions.push_back(d);
+  }
+  flag_degenerate(result);
+  verdict_.correctness = result;
+  if (failure) throw *failure;
+  if (result.skipped.size() == result.distributions.size())
+    throw Ending{Outcome::problem_error, "every distribution was skipped: " + result.distributions.front().reason};
+}
+
+}  // namespace kbv::judge

@@ -1,0 +1,40 @@
+#include "judge/inputs.hpp"
+
+#include "judge/distributions.hpp"
+
+namespace py = pybind11;
+
+namespace kbv::judge {
+
+ArgList draw_inputs(const InputSource& source, std::uint64_t seed) {
+  py::module_ torch = py::module_::import("torch");
+  at::manual_seed(seed);
+  py::object device_ctx = torch.attr("device")(source.device.str());
+  device_ctx.attr("__enter__")();
+  py::object drawn;
+  try {
+    drawn = source.get_inputs();
+  } catch (...) {
+    device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
+    throw;
+  }
+  device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
+  ArgList args = torch_host::args_from_python(drawn);
+  for (auto& a : args) {
+    if (!a.is_tensor) continue;
+    a.tensor = a.tensor.to(source.device);
+    if (source.float_dtype && is_floating(a.tensor)) a.tensor = a.tensor.to(*source.float_dtype);
+  }
+  return args;
+}
+
+ArgList distribution_inputs(const InputSource& source, const DistributionSpec& spec) {
+  ArgList args = draw_inputs(source, spec.seed);
+  if (spec.kind == DistributionKind::seeded_template) return args;
+  at::Generator gen = make_generator(source.device, spec.seed);
+  for (auto& a : args)
+    if (a.is_tensor) a.tensor = distribution_tensor(a.tensor, spec, gen);
+  return args;
+}
+
+}  // namespace kbv::judge

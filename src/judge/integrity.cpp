@@ -1,0 +1,49 @@
+#include "judge/integrity.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace kbv::judge {
+namespace {
+
+// Element-wise "same value", NaN equal to NaN.
+at::Tensor same_values(const at::Tensor& a, const at::Tensor& b) {
+  at::Tensor eq = a.eq(b);
+  if (a.is_floating_point() || a.is_complex()) eq = eq.logical_or(a.isnan().logical_and(b.isnan()));
+  return eq;
+}
+
+}  // namespace
+
+std::optional<std::string> find_input_mutation(const torch_host::ArgList& pristine, const std::vector<at::Tensor>& after_call) {
+  for (std::size_t i = 0; i < pristine.size() && i < after_call.size(); ++i) {
+    if (!pristine[i].is_tensor || !after_call[i].defined()) continue;
+    const at::Tensor& a = pristine[i].tensor;
+    at::Tensor b = after_call[i].to(a.device());
+    if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return "input " + std::to_string(i) + " changed shape or dtype";
+    std::int64_t changed = a.numel() - same_values(a, b).sum().item<std::int64_t>();
+    if (changed > 0)
+      return "input " + std::to_string(i) + ": " + std::to_string(changed) + " of " + std::to_string(a.numel()) +
+             " elements changed by the candidate's call";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_late_writes(const std::vector<at::Tensor>& at_end, const std::vector<at::Tensor>& now) {
+  for (std::size_t i = 0; i < at_end.size() && i < now.size(); ++i) {
+    if (!at_end[i].defined() || !now[i].defined() || at_end[i].sizes() != now[i].sizes()) continue;
+    std::int64_t changed = at_end[i].numel() - same_values(at_end[i], now[i]).sum().item<std::int64_t>();
+    if (changed > 0)
+      return "output " + std::to_string(i) + ": " + std::to_string(changed) + " of " + std::to_string(at_end[i].numel()) +
+             " elements were written after the call's stream had finished";
+  }
+  return std::nullopt;
+}
+
+void reset_persisting_l2(const at::Device& device) {
+  if (!device.is_cuda()) return;
+  cudaCtxResetPersistingL2Cache();
+  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  cudaGetLastError();  // unsupported on some parts: never let it surface
+}
+
+}  // namespace kbv::judge

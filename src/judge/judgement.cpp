@@ -1,0 +1,220 @@
+#include "judge/judgement.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "core/sha256.hpp"
+#include "core/speed_bound.hpp"
+#include "judge/sandbox_setup.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/memory.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv::judge {
+
+std::string first_line(const std::string& text, std::size_t max) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > max ? line.substr(0, max) + "..." : line;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+Judgement::Judgement(const WorkerJob& job, ReportChannel& channel)
+    : job_(job), channel_(channel), protocol_(protocol_by_name(job.protocol)), precision_(precision_from_name(job.precision)),
+      started_(Clock::now()) {
+  auto after = [&](double s) { return started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  build_deadline_ = after(job.compile_timeout_seconds);
+  run_deadline_ = after(job.compile_timeout_seconds + job.run_timeout_seconds);
+}
+
+Judgement::~Judgement() = default;
+
+void Judgement::enter(Stage stage) {
+  verdict_.stage = std::string(stage_name(stage));
+  channel_.stage(verdict_.stage);
+}
+
+void Judgement::flag(FlagName name, const std::string& evidence) {
+  std::string n(flag_name(name));
+  for (const auto& f : verdict_.flags)
+    if (f.name == n) return;  // the first evidence is kept
+  verdict_.flags.push_back({n, evidence});
+}
+
+void Judgement::start_runners() {
+  if (job_.candidate_path.empty()) return;  // kbv audit: the problem alone
+  try {
+    std::string hash = sha256_file(job_.candidate_path);
+    fs::path root = job_.build_root.empty() ? fs::temp_directory_path() / "kbv-build" : fs::path(job_.build_root);
+    cache_ = build_cache_entry(root.string(), hash);
+    if (auto changed = build_cache_verify(cache_))
+      flag(FlagName::build_cache_tampered, "the build cache entry did not match what kbv recorded after its build (" + *changed +
+                                               "): it was emptied and rebuilt");
+    char tmpl[] = "/tmp/kbv-sandbox-XXXXXX";
+    std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
+    if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
+    isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
+    std::uint32_t uid = isolation::resolve_outer_uid(spec);
+    spec.outer_uid = uid;
+    build_cache_prepare(cache_, uid);
+    if (::geteuid() == 0 && ::chown(tmp.c_str(), uid, uid) != 0)
+      throw std::runtime_error("cannot hand the private tmp folder to the sandbox uid");
+    const bool cuda = at::Device(job_.device).is_cuda();
+    // CPU outputs come back through the arena; sparse, so its size costs nothing until written.
+    std::size_t arena = cuda ? (64u << 20) : (std::size_t{8} << 30);
+    sandbox_ = RunnerClient::start("candidate", spec, arena);
+    verdict_.isolation = sandbox_->isolation();
+    if (!job_.build_only) twin_ = RunnerClient::start("twin", twin_spec(), 1 << 20);
+    // Build first, while the judge starts its own interpreter: the sandbox imports the
+    // candidate (and compiles its extensions) now.
+    nlohmann::json hello{{"type", "hello"},
+                         {"device", job_.device},
+                         {"precision", job_.precision},
+                         {"tf32", protocol_tf32()},
+                         {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
+                         {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}}},
+                         {"build_only", job_.build_only},
+                         {"arena_bytes", arena}};
+    // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).
+    sandbox_->send(hello, {sandbox_->hop_fd(), sandbox_->arena().fd()});
+    if (twin_) twin_->send({{"type", "hello"}, {"device", job_.device}, {"arena_bytes", 1 << 20}},
+                           {twin_->hop_fd(), twin_->arena().fd()});
+  } catch (const RunnerError& e) {
+    runner_start_error_ = e.what();
+  } catch (const std::exception& e) {
+    runner_start_error_ = e.what();
+  }
+}
+
+[[noreturn]] void Judgement::end_with_runner_error(const RunnerError& e, const std::string& what) {
+  switch (e.kind) {
+    case RunnerError::Kind::timeout:
+      if (sandbox_) sandbox_->stop(2.0);  // its Python stacks go to the output first
+      throw Ending{Outcome::timeout, what + ": no answer within the time limit (" + first_line(e.what()) + ")"};
+    case RunnerError::Kind::died:
+      throw Ending{Outcome::crashed, what + ": the candidate's process " + first_line(e.what())};
+    case RunnerError::Kind::protocol:
+      throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what())};
+  }
+  throw Ending{Outcome::crashed, what};
+}
+
+Verdict Judgement::run() {
+  verdict_.protocol = protocol_.name;
+  verdict_.protocol_version = protocol_.version;
+  verdict_.precision = std::string(precision_name(precision_));
+  verdict_.candidate = {job_.candidate_path, ""};
+  try {
+    stages();
+    verdict_.outcome = Outcome::correct;
+  } catch (const Ending& end) {
+    verdict_.outcome = end.outcome;
+    verdict_.reason = end.reason;
+  } catch (const RunnerError& e) {
+    try {
+      end_with_runner_error(e, "stage '" + verdict_.stage + "'");
+    } catch (const Ending& end) {
+      verdict_.outcome = end.outcome;
+      verdict_.reason = end.reason;
+    }
+  } catch (const ipc::ProtocolError& e) {
+    verdict_.outcome = Outcome::protocol_violation;
+    verdict_.reason = std::string("the candidate's sandbox sent invalid data: ") + e.what();
+  }
+  if (sandbox_) {
+    sandbox_->stop();
+    verdict_.isolation = sandbox_->isolation();
+  }
+  if (twin_) twin_->stop();
+  verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  return verdict_;
+}
+
+void Judgement::stages() {
+  enter(Stage::setup);
+  verdict_.problem = guarded(Outcome::problem_error, "problem file", [&] { return describe_problem(job_.problem_path, job_.size); });
+  const bool audit = job_.candidate_path.empty();
+  if (!audit) {
+    verdict_.candidate.sha256 = guarded(Outcome::compile_error, "candidate file", [&] { return sha256_file(job_.candidate_path); });
+    if (runner_start_error_) throw Ending{Outcome::internal_error, "kbv could not start the candidate's sandbox: " + *runner_start_error_};
+  }
+  if (job_.build_only) {
+    finish_build_only();
+    return;
+  }
+  enter(Stage::device);
+  device_ = guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); });
+  verdict_.device = torch_host::describe_device(device_);
+  enter(Stage::python);
+  python_ = std::make_unique<torch_host::PythonRuntime>();
+  verdict_.provenance.python_version = python_->python_version();
+  verdict_.provenance.torch_version = python_->torch_version();
+  verdict_.provenance.cuda_version = python_->cuda_version();
+  if (device_.is_cuda()) {
+    enter(Stage::tracking);
+    memory_method_ = torch_host::memory_tracking_start(device_);
+  }
+  load_problem();
+  if (audit) {
+    audit_problem();
+    enter(Stage::done);
+    return;
+  }
+  await_build();
+  construct_candidate();
+  build_reference();
+  hand_over_weights();
+  check_correctness();
+  if (strict()) check_custom_kernel();
+  if (job_.timing.enabled) measure_time();
+  if (strict()) check_speed_bound();
+  if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
+  enter(Stage::done);
+  // Strict: an integrity flag makes a numerically correct candidate incorrect.
+  for (const auto& f : verdict_.flags)
+    if (is_integrity_flag(f.name)) throw Ending{Outcome::incorrect, "integrity check " + f.name + ": " + f.evidence};
+}
+
+// __global__ functions and @triton.jit functions defined in a candidate's source text.
+std::vector<std::string> kernel_names_in_source(const std::string& source) {
+  std::set<std::string> names;
+  static const std::regex cuda_kernel(
+      R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()");
+  static const std::regex triton_kernel(R"(@triton\.jit[^\n]*\n(?:\s*@[^\n]*\n)*\s*def\s+(\w+)\s*\()");
+  for (const auto* re : {&cuda_kernel, &triton_kernel})
+    for (std::sregex_iterator it(source.begin(), source.end(), *re), end; it != end; ++it) names.insert((*it)[1]);
+  return {names.begin(), names.end()};
+}
+
+// no_custom_kernel (informational): no library was built into the candidate's cache entry (the
+// judge looks at the files itself) and its source defines no kernel: a PyTorch-only rewrite.
+void Judgement::check_custom_kernel() {
+  bool built = false;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(cache_.dir, ec), end; !ec && it != end; it.increment(ec))
+    built = built || it->path().extension() == ".so";
+  std::ifstream in(job_.candidate_path);
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!built && kernel_names_in_source(source).empty())
+    flag(FlagName::no_custom_kernel, "the candidate built no extension and defines no kernel: a PyTorch-only rewrite");
+}
+
+// implausible_speed: the candidate's median time cannot be below what writing its outputs past
+// L2 takes at the device's peak bandwidth (core/speed_bound.hpp).
+void Judgement::check_speed_bound() {
+  if (!verdict_.timing || verdict_.timing->series.empty() || verdict_.timing->series[0].name != "candidate") return;
+  if (device_.is_cuda() && verdict_.device.peak_dram_bytes_per_s <= 0)
+    warn("implausible_speed not checked: the device reports no memory clock or bus width (set KBV_PEAK_DRAM_BYTES_PER_S)");
+  if (auto e = implausible_speed(output_bytes_, verdict_.device.l2_bytes, verdict_.device.peak_dram_bytes_per_s,
+                                 verdict_.timing->series[0].median_ms))
+    flag(FlagName::implausible_speed, *e);
+}
+
+}  // namespace kbv::judge

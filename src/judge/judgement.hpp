@@ -1,0 +1,153 @@
+#pragma once
+// One evaluation, as the judge runs it: the trusted side of docs/architecture.md. The judge owns
+// the problem, Model, every input, every reference output, the baselines, the timing, the
+// comparisons and the verdict; the candidate runs in its sandbox (RunnerClient), which only
+// ever hands back outputs. Each phase lives in its own file:
+//   judgement.cpp          the stage sequence, outcomes, the verdict
+//   problem_phase.cpp      the problem module, Model, the input source; `kbv audit`
+//   candidate_phase.cpp    the sandbox: start, build, ModelNew, weights, the build cache
+//   candidate_calls.cpp    one call of the candidate on judge-owned inputs, its outputs read back
+//   correctness_phase.cpp  every distribution, the strict checks on those calls
+//   timing_phase.cpp       candidate and baselines through the same hop, timed outputs checked
+//   memory_phase.cpp       peak and resident device memory
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <pybind11/pybind11.h>
+
+#include "core/flags.hpp"
+#include "core/job.hpp"
+#include "core/protocol.hpp"
+#include "core/stage.hpp"
+#include "core/verdict.hpp"
+#include "ipc/message_fields.hpp"
+#include "judge/build_cache.hpp"
+#include "judge/compare.hpp"
+#include "judge/inputs.hpp"
+#include "judge/problem_audit.hpp"
+#include "judge/report_channel.hpp"
+#include "judge/runner_client.hpp"
+#include "torch_host/forward.hpp"
+#include "torch_host/python_runtime.hpp"
+#include "torch_host/shared_tensor.hpp"
+
+namespace kbv::judge {
+
+using torch_host::ArgList;
+using Clock = std::chrono::steady_clock;
+
+// Thrown inside a phase to end the evaluation with an outcome; caught once, in run().
+struct Ending {
+  Outcome outcome;
+  std::string reason;
+};
+
+// The candidate's outputs of one call, as the judge read them after the call's end.
+struct CallOutputs {
+  std::vector<at::Tensor> snapshot;  // judge-owned copies, taken right after the call's end
+  std::vector<at::Tensor> views;     // the sandbox's memory itself (valid until its next call)
+  std::vector<int> aliased_inputs;   // per output: the input it views (sandbox's own account), or -1
+};
+
+class Judgement {
+ public:
+  Judgement(const WorkerJob& job, ReportChannel& channel);
+  ~Judgement();
+  // Starts the sandbox and the twin: call before anything starts threads or CUDA (they are
+  // forked). Failures are kept and reported by run().
+  void start_runners();
+  Verdict run();
+
+ private:
+  // judgement.cpp
+  void stages();
+  void enter(Stage stage);
+  void flag(FlagName name, const std::string& evidence);
+  void warn(const std::string& text) { verdict_.warnings.push_back(text); }
+  bool strict() const { return protocol_.integrity_checks; }
+  bool protocol_tf32() const { return protocol_.baseline == BaselineKind::eager_tf32_on; }
+  void check_speed_bound();
+  void check_custom_kernel();
+  [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
+
+  // problem_phase.cpp
+  void load_problem();
+  void build_reference();
+  void audit_problem();
+  nlohmann::json init_inputs_json() const;
+  static std::uint64_t model_seed();
+
+  // candidate_phase.cpp
+  void await_build();
+  void construct_candidate();
+  void hand_over_weights();
+  void finish_build_only();
+
+  // candidate_calls.cpp
+  void bind_slot(std::uint32_t slot, const ArgList& like);
+  void write_inputs(std::uint32_t slot, const ArgList& values);
+  CallOutputs call_candidate(std::uint32_t slot, const std::string& what);
+  std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views) const;
+  void wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq);
+  std::vector<at::Tensor> slot_inputs(std::uint32_t slot) const;
+
+  // correctness_phase.cpp
+  void check_correctness();
+  std::vector<at::Tensor> reference_outputs(const ArgList& inputs, std::vector<at::Tensor>* tf32_out);
+  OutputComparison judge_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                 const std::vector<at::Tensor>& out, const Tolerance& tol) const;
+  void check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out);
+  void flag_degenerate(const CorrectnessResult& result);
+  Tolerance tolerance() const;
+
+  // timing_phase.cpp
+  void measure_time();
+
+  // memory_phase.cpp
+  void measure_memory();
+
+  const WorkerJob& job_;
+  ReportChannel& channel_;
+  const Protocol& protocol_;
+  Precision precision_;
+  Verdict verdict_;
+  Clock::time_point started_;
+  Clock::time_point build_deadline_, run_deadline_;
+  at::Device device_{at::kCPU};
+  std::unique_ptr<torch_host::PythonRuntime> python_;
+  std::string memory_method_;
+  pybind11::module_ problem_;
+  pybind11::object init_inputs_;
+  pybind11::object reference_;
+  InputSource source_;
+
+  // The candidate's side, as the judge sees it.
+  std::unique_ptr<RunnerClient> sandbox_;
+  std::unique_ptr<RunnerClient> twin_;
+  std::optional<std::string> runner_start_error_;
+  BuildCacheEntry cache_;
+  std::vector<std::string> candidate_state_;  // ModelNew's state_dict names
+  int weights_copied_ = 0, weights_entries_ = 0;
+  std::vector<std::optional<torch_host::SharedBlock>> slots_;
+  std::vector<nlohmann::json> bound_values_;  // per slot: the "args" the sandbox was given
+  std::unique_ptr<torch_host::OutputReader> reader_;
+  void* stream_ = nullptr;  // the judge's CUDA stream for every candidate call (cudaStream_t)
+  std::int64_t output_bytes_ = 0;  // what the candidate must write per call (implausible_speed)
+  bool determinism_checked_ = false;
+};
+
+// Runs `body`; turns Python, c10 and std exceptions into an Ending with `outcome`.
+template <typename F>
+auto guarded(Outcome outcome, const std::string& what, F&& body) -> decltype(body());
+
+std::string first_line(const std::string& text, std::size_t max = 400);
+std::string join(const std::vector<std::string>& items, const char* sep = ", ");
+
+}  // namespace kbv::judge
+
+#include "judge/guarded.inl"

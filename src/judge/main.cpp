@@ -1,0 +1,75 @@
+// kbv-judge: evaluates one (problem, candidate) pair and reports on fd 3. Started by the kbv CLI
+// in its own process group, with its job as JSON on stdin (the secret seed never appears on a
+// command line). The trusted side of docs/architecture.md: it never imports the candidate; it
+// starts the candidate's sandbox (kbv-sandbox) and its own twin before anything else, then owns
+// the problem, the inputs, the references, the timing and the verdict.
+//   kbv-judge < job.json          evaluate (messages on stdout when fd 3 is not open)
+//   kbv-judge --probe < job.json  only describe the job's device
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "core/job.hpp"
+#include "core/verdict.hpp"
+#include "judge/judgement.hpp"
+#include "judge/report_channel.hpp"
+#include "torch_host/device.hpp"
+
+int main(int argc, char** argv) {
+  // No other process of this uid may read our memory or attach to us (/proc/<pid>/mem, ptrace).
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // kbv sends SIGUSR1 at a deadline to get Python's stacks (faulthandler takes it over once the
+  // interpreter is up); before that it must not kill us early: the group is killed after a grace.
+  std::signal(SIGUSR1, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  // The channel to kbv is whatever it put on fd 3; a copy at a high close-on-exec number, so no
+  // process we start inherits it.
+  int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
+  if (channel_fd >= 0) ::close(3);
+  else channel_fd = ::dup(1);
+  kbv::judge::ReportChannel channel(channel_fd);
+
+  std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  kbv::WorkerJob job;
+  try {
+    job = nlohmann::json::parse(input).get<kbv::WorkerJob>();
+  } catch (const std::exception& e) {
+    std::cerr << "kbv-judge: cannot parse the job on stdin: " << e.what() << "\n";
+    return 2;
+  }
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, 0);
+
+  if (argc > 1 && std::string(argv[1]) == "--probe") {
+    try {
+      auto device = kbv::torch_host::resolve_device(job.device);
+      channel.device(kbv::device_to_json(kbv::torch_host::describe_device(device)));
+    } catch (const std::exception& e) {
+      std::cerr << "kbv-judge: " << e.what() << "\n";
+      std::_Exit(3);
+    }
+    std::_Exit(0);
+  }
+
+  kbv::Verdict verdict;
+  try {
+    // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
+    // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
+    auto* judgement = new kbv::judge::Judgement(job, channel);
+    judgement->start_runners();  // before any thread or CUDA context exists: they are forked
+    verdict = judgement->run();
+  } catch (const std::exception& e) {
+    verdict.outcome = kbv::Outcome::internal_error;
+    verdict.reason = std::string("kbv-judge internal error: ") + e.what();
+  }
+  channel.verdict(verdict);
+  std::fflush(nullptr);
+  std::_Exit(0);
+}

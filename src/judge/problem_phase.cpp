@@ -1,0 +1,139 @@
+// The problem: its module (trusted input: the judge imports it, the sandbox never sees it
+// through the judge), Model, and the source of every input. Also `kbv audit`, which judges the
+// problem alone.
+#include <filesystem>
+#include <regex>
+
+#include "core/sha256.hpp"
+
+#include "judge/distributions.hpp"
+#include "judge/judgement.hpp"
+#include "judge/problem_audit.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/models.hpp"
+#include "torch_host/py_json.hpp"
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace kbv::judge {
+namespace {
+
+// Seed for constructing both models (KernelBench seeds model construction the same way).
+constexpr std::uint64_t kModelSeed = 42;
+
+std::optional<at::ScalarType> float_dtype_of(Precision p) {
+  switch (p) {
+    case Precision::bf16: return at::kBFloat16;
+    case Precision::fp16: return at::kHalf;
+    case Precision::fp32: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ProblemInfo describe_problem(const std::string& path, const std::string& size) {
+  ProblemInfo info;
+  fs::path p(path);
+  info.path = path;
+  info.sha256 = sha256_file(path);
+  info.size = size;
+  std::smatch m;
+  std::string folder = p.parent_path().filename().string();
+  // Numbers too large for an int leave the field unknown rather than stopping the evaluation.
+  auto to_int = [](const std::string& digits, int fallback) {
+    try {
+      return std::stoi(digits);
+    } catch (const std::exception&) {
+      return fallback;
+    }
+  };
+  if (std::regex_match(folder, m, std::regex(R"(level_?(\d+))"))) info.level = to_int(m[1], 0);
+  std::string stem = p.stem().string();
+  if (std::regex_match(stem, m, std::regex(R"((\d+)_(.*))"))) {
+    info.id = to_int(m[1], -1);
+    info.name = m[2];
+  } else {
+    info.name = stem;
+  }
+  return info;
+}
+
+void Judgement::load_problem() {
+  enter(Stage::load_problem);
+  guarded(Outcome::problem_error, "problem", [&] {
+    problem_ = torch_host::import_file(job_.problem_path, "kbv_problem");
+    if (job_.size == "small" && !torch_host::apply_small_size(problem_))
+      warn("problem defines no KBV_SMALL; ran at its default size");
+    for (const char* name : {"Model", "get_inputs", "get_init_inputs"})
+      if (!py::hasattr(problem_, name)) throw std::runtime_error(std::string("the problem module defines no ") + name);
+    init_inputs_ = problem_.attr("get_init_inputs")();
+  });
+}
+
+void Judgement::build_reference() {
+  auto dtype = float_dtype_of(precision_);
+  reference_ = guarded(Outcome::problem_error, "constructing Model", [&] {
+    return torch_host::construct_model(problem_.attr("Model"), init_inputs_, kModelSeed, device_, dtype);
+  });
+  source_ = InputSource{problem_.attr("get_inputs"), device_, dtype};
+}
+
+nlohmann::json Judgement::init_inputs_json() const {
+  return guarded(Outcome::problem_error, "get_init_inputs()", [&] { return torch_host::python_to_json(init_inputs_); });
+}
+
+std::uint64_t Judgement::model_seed() { return kModelSeed; }
+
+// kbv audit: the reference alone under every distribution of every protocol: its output must be
+// finite, and a trivial output (zeros, a constant, the input) must not pass everywhere. A
+// distribution with a non-finite reference fails; degenerate protocols are flagged "degenerate"
+// with the protocol names in the evidence.
+void Judgement::audit_problem() {
+  enter(Stage::correctness);
+  build_reference();
+  CorrectnessResult result;
+  Tolerance tol = protocol_.tolerance(precision_);
+  result.atol = tol.atol;
+  result.rtol = tol.rtol;
+  std::vector<std::string> degenerate_under, non_finite;
+  for (const auto& name : protocol_names()) {
+    const Protocol& p = protocol_by_name(name);
+    torch_host::set_tf32(p.baseline == BaselineKind::eager_tf32_on);
+    int discriminating = 0;
+    for (const auto& spec : p.distributions(job_.secret)) {
+      DistributionResult d;
+      d.name = name + ":" + spec.name;
+      d.kind = std::string(distribution_kind_name(spec.kind));
+      if (spec.kind == DistributionKind::reinit_params)
+        guarded(Outcome::problem_error, "re-initialising parameters",
+                [&] { reinit_parameters(torch_host::named_parameters(reference_), spec.seed); });
+      ArgList inputs = guarded(Outcome::problem_error, d.name + ": get_inputs()", [&] { return distribution_inputs(source_, spec); });
+      auto ref = guarded(Outcome::problem_error, d.name + ": Model.forward", [&] {
+        auto o = torch_host::call_forward(reference_, torch_host::clone_args(inputs));
+        torch_host::synchronize(device_);
+        return o;
+      });
+      for (const auto& t : ref) d.numel += t.numel();
+      if (!all_finite(ref)) {
+        d.status = DistributionStatus::fail;
+        d.reason = "the reference output has NaN/Inf";
+        non_finite.push_back(d.name);
+      } else {
+        d.trivial_pass = trivial_pass(ref, inputs, tol, p.nan_pattern_must_match);
+        if (d.trivial_pass.empty()) ++discriminating;
+      }
+      result.distributions.push_back(d);
+    }
+    if (discriminating == 0) degenerate_under.push_back(name);
+  }
+  verdict_.correctness = result;
+  if (!degenerate_under.empty())
+    flag(FlagName::degenerate, "no distribution of " + join(degenerate_under) + " discriminates: a trivial output passes them all");
+  if (!non_finite.empty())
+    throw Ending{Outcome::problem_error, "the reference output has NaN/Inf on " + non_finite.front() +
+                                             (non_finite.size() > 1 ? " and " + std::to_string(non_finite.size() - 1) + " more" : "")};
+}
+
+}  // namespace kbv::judge

@@ -1,0 +1,22 @@
+#pragma once
+// The worker's line-oriented JSON channel to the CLI (fd 3). Stages are announced before they
+// start so that, if the worker dies or hangs, the CLI knows where and applies the right limit.
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace kbv::judge {
+
+class ReportChannel {
+ public:
+  explicit ReportChannel(int fd);  // fd < 0: messages are dropped (e.g. run by hand)
+  void stage(std::string_view name);
+  void verdict(const nlohmann::json& verdict);
+  void device(const nlohmann::json& device);
+
+ private:
+  void send(const nlohmann::json& message);
+  int fd_;
+};
+
+}  // namespace kbv::judge

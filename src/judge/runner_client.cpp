@@ -1,0 +1,140 @@
+#include "judge/runner_client.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "cuda/stream_words.hpp"
+#include "ipc/runner_protocol.hpp"
+
+namespace kbv::judge {
+namespace {
+
+constexpr std::size_t kHopPageBytes = ipc::kHopPageBytes;
+
+}  // namespace
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return "killed by signal " + std::to_string(sig) + " (" + (sigabbrev_np(sig) ? std::string("SIG") + sigabbrev_np(sig) : "?") + ")";
+  }
+  if (WIFEXITED(status)) {
+    int code = WEXITSTATUS(status);
+    if (code > 128 && code < 128 + 65) {
+      int sig = code - 128;
+      return "killed by signal " + std::to_string(sig) + " (" + (sigabbrev_np(sig) ? std::string("SIG") + sigabbrev_np(sig) : "?") + ")";
+    }
+    return "exited with code " + std::to_string(code);
+  }
+  return "ended (status " + std::to_string(status) + ")";
+}
+
+std::unique_ptr<RunnerClient> RunnerClient::start(const std::string& role, isolation::SandboxSpec spec,
+                                                  std::size_t arena_bytes) {
+  std::unique_ptr<RunnerClient> r(new RunnerClient());
+  auto [ours, theirs] = ipc::Channel::make_pair();
+  r->channel_ = std::move(ours);
+  r->hop_page_ = ipc::SharedMemory::create(kHopPageBytes, "kbv-hop");
+  std::memset(r->hop_page_.data(), 0, kHopPageBytes);
+  r->arena_ = ipc::SharedMemory::create(arena_bytes, "kbv-arena");
+  int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  spec.fds.insert(spec.fds.begin(), {{devnull, 0}, {1, 1}, {2, 2}, {theirs.fd(), ipc::kRunnerChannelFd}});
+  spec.argv.push_back(role);
+  try {
+    r->launched_ = isolation::launch_sandbox(spec);
+  } catch (...) {
+    ::close(devnull);
+    throw;
+  }
+  ::close(devnull);
+  // The pages go with hello: the runner maps them by the fds it receives, not by inheritance.
+  return r;
+}
+
+RunnerClient::~RunnerClient() {
+  stop();
+  if (device_words_) cuda::unregister_host_words(hop_page_.data());
+}
+
+bool RunnerClient::attach_cuda(std::string* error) {
+  device_words_ = cuda::register_host_words(hop_page_.data(), hop_page_.size(), error);
+  return device_words_ != 0;
+}
+
+void RunnerClient::fail(const ipc::ChannelError& e) {
+  using K = ipc::ChannelError::Kind;
+  if (e.kind == K::timeout) throw RunnerError(RunnerError::Kind::timeout, e.what());
+  if (e.kind == K::closed || e.kind == K::io) {
+    // Give the process a moment to be reaped, so the verdict can say how it ended.
+    for (int i = 0; i < 50 && alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    throw RunnerError(RunnerError::Kind::died, alive() ? std::string(e.what()) : describe_exit());
+  }
+  throw RunnerError(RunnerError::Kind::protocol, e.what());
+}
+
+void RunnerClient::send(const nlohmann::json& body, const std::vector<int>& fds) {
+  try {
+    channel_.send(body, fds);
+  } catch (const ipc::ChannelError& e) {
+    fail(e);
+  }
+}
+
+nlohmann::json RunnerClient::receive(const std::string& expect, ipc::Clock::time_point deadline) {
+  ipc::Message m;
+  try {
+    m = channel_.receive(deadline, [this] { return alive(); });
+  } catch (const ipc::ChannelError& e) {
+    fail(e);
+  }
+  if (!m.fds.empty()) throw RunnerError(RunnerError::Kind::protocol, "a runner message carried file descriptors");
+  std::string type = m.type();
+  if (type != expect && type != "failed")
+    throw RunnerError(RunnerError::Kind::protocol, "expected a '" + expect + "' message, got '" + type.substr(0, 40) + "'");
+  return std::move(m.body);
+}
+
+nlohmann::json RunnerClient::request(const nlohmann::json& body, const std::vector<int>& fds, const std::string& expect,
+                                     ipc::Clock::time_point deadline) {
+  send(body, fds);
+  return receive(expect, deadline);
+}
+
+bool RunnerClient::queue_start(void* stream, std::uint32_t seq, std::string* error) {
+  return cuda::stream_write_word(stream, device_words_ + offsetof(ipc::HopWords, start), seq, error);
+}
+
+bool RunnerClient::queue_wait_done(void* stream, std::uint32_t seq, std::string* error) {
+  return cuda::stream_wait_word(stream, device_words_ + offsetof(ipc::HopWords, done), seq, error);
+}
+
+void RunnerClient::release(std::uint32_t seq) {
+  auto* words = static_cast<ipc::HopWords*>(hop_page_.data());
+  __atomic_store_n(&words->start, seq, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&words->done, seq, __ATOMIC_SEQ_CST);
+}
+
+bool RunnerClient::alive() { return isolation::poll_sandbox(launched_) < 0 && !launched_.reaped; }
+
+std::string RunnerClient::describe_exit() {
+  if (!launched_.reaped) isolation::poll_sandbox(launched_);
+  return launched_.reaped ? describe_wait_status(launched_.status) : "still running";
+}
+
+void RunnerClient::stop(double grace_seconds) {
+  if (launched_.pid <= 0) return;
+  if (grace_seconds > 0 && alive()) {
+    ::kill(launched_.pid, SIGUSR1);  // the launcher's helper passes it on to the sandbox
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_seconds);
+    while (alive() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  isolation::end_sandbox(launched_);
+}
+
+}  // namespace kbv::judge

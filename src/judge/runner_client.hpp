@@ -1,0 +1,92 @@
+#pragma once
+// The judge's handle on one runner process (the candidate's sandbox, or the trusted twin): starts
+// it through the isolation launcher, talks to it over the channel with a deadline on every wait,
+// checks the type of every reply, and owns the pages it shares with it (the hop words, the CPU
+// output arena). A runner that dies, stalls or says something malformed becomes a RunnerError
+// the evaluation turns into an outcome; nothing it does can reach past this class.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ipc/channel.hpp"
+#include "ipc/hop_words.hpp"
+#include "ipc/shared_memory.hpp"
+#include "isolation/launch.hpp"
+
+namespace kbv::judge {
+
+struct RunnerError : std::runtime_error {
+  enum class Kind {
+    died,      // the process ended (crash, exit, killed by a limit)
+    timeout,   // no answer before the deadline
+    protocol,  // a malformed, oversized or unexpected message
+  };
+  RunnerError(Kind k, const std::string& what) : std::runtime_error(what), kind(k) {}
+  Kind kind;
+};
+
+class RunnerClient {
+ public:
+  // Starts `program role` under `spec` with its channel on fd 3; CPU outputs come back through an
+  // arena of `arena_bytes` (sparse). Throws std::runtime_error when it cannot start at all.
+  static std::unique_ptr<RunnerClient> start(const std::string& role, isolation::SandboxSpec spec,
+                                             std::size_t arena_bytes);
+  ~RunnerClient();
+  RunnerClient(const RunnerClient&) = delete;
+  RunnerClient& operator=(const RunnerClient&) = delete;
+
+  // Registers the hop page with CUDA; call once the judge's CUDA context exists. False (with the
+  // reason) when the device cannot map it.
+  bool attach_cuda(std::string* error);
+
+  // One request, one reply of type `expect` (or "failed", returned as is). Throws RunnerError.
+  nlohmann::json request(const nlohmann::json& body, const std::vector<int>& fds, const std::string& expect,
+                         ipc::Clock::time_point deadline);
+  void send(const nlohmann::json& body, const std::vector<int>& fds = {});
+  // The next message, which must be of type `expect`. Throws RunnerError.
+  nlohmann::json receive(const std::string& expect, ipc::Clock::time_point deadline);
+
+  std::uint32_t next_seq() { return ++seq_; }
+  // GPU hop (stream is a cudaStream_t): the judge's stream lets the runner start call `seq`, or
+  // waits until the runner's stream has finished it. False with `error` set when CUDA refuses.
+  bool queue_start(void* stream, std::uint32_t seq, std::string* error);
+  bool queue_wait_done(void* stream, std::uint32_t seq, std::string* error);
+  // Writes both words from the host: releases a judge stream waiting on a runner that failed.
+  void release(std::uint32_t seq);
+  bool has_cuda_words() const { return device_words_ != 0; }
+
+  const ipc::SharedMemory& arena() const { return arena_; }
+  int hop_fd() const { return hop_page_.fd(); }
+  const isolation::IsolationReport& isolation() const { return launched_.report; }
+  pid_t pid() const { return launched_.pid; }
+  bool alive();
+  // How the process ended, for a verdict ("killed by signal 9 (SIGKILL)", "exited with code 3").
+  std::string describe_exit();
+  // Asks for Python's stacks (SIGUSR1, dumped by faulthandler into the output), waits `grace`
+  // seconds, then ends the process and everything it started.
+  void stop(double grace_seconds = 0);
+
+ private:
+  RunnerClient() = default;
+  [[noreturn]] void fail(const ipc::ChannelError& e);
+
+  isolation::Launched launched_;
+  ipc::Channel channel_;
+  ipc::SharedMemory hop_page_;
+  ipc::SharedMemory arena_;
+  std::uintptr_t device_words_ = 0;  // device address of the hop page once registered
+  std::uint32_t seq_ = 0;
+};
+
+// "exited with code 3", "killed by signal 11 (SIGSEGV)" for a wait status (the launcher's helper
+// reports a signal N as exit code 128 + N).
+std::string describe_wait_status(int status);
+
+}  // namespace kbv::judge

@@ -1,0 +1,106 @@
+#include "judge/sandbox_setup.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv::judge {
+namespace {
+
+// Names passed through from the judge's environment. Everything else (API keys, tokens, cloud
+// credentials, KBV_* settings) stays out.
+constexpr std::array<const char*, 16> kPassThrough{
+    "PATH",        "LANG",          "LC_ALL",     "LC_CTYPE",       "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
+    "CUDA_PATH",   "LD_LIBRARY_PATH", "CC",       "CXX",            "CUDAHOSTCXX",          "MAX_JOBS",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "KBV_PYTHONPATH", "TORCH_CUDA_ARCH_LIST"};
+
+// The files of already-loaded libraries whose names contain one of `parts` (from our own maps:
+// the sandbox loads the same ones).
+std::vector<std::string> loaded_libraries(const std::vector<std::string>& parts) {
+  std::vector<std::string> out;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string path = line.substr(slash);
+    for (const auto& part : parts)
+      if (path.find(part) != std::string::npos && std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  }
+  return out;
+}
+
+bool off(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::string(v) == "0";
+}
+
+}  // namespace
+
+std::string sandbox_program() {
+  if (const char* env = std::getenv("KBV_SANDBOX"); env && *env) return env;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  fs::path candidate = self.parent_path() / "kbv-sandbox";
+  if (ec || !fs::exists(candidate)) throw std::runtime_error("kbv-sandbox not found next to kbv-judge (or in $KBV_SANDBOX)");
+  return candidate.string();
+}
+
+std::int64_t sandbox_uid() { return 0x7ff00000LL + (::getpid() % 1000000); }
+
+std::map<std::string, std::string> sandbox_environment(const std::string& tmp_dir) {
+  std::map<std::string, std::string> env;
+  for (const char* name : kPassThrough)
+    if (const char* v = std::getenv(name)) env[name] = v;
+  env["HOME"] = tmp_dir;
+  env["TMPDIR"] = tmp_dir;
+  env["TRITON_CACHE_DIR"] = tmp_dir + "/triton";
+  env["PYTHONUNBUFFERED"] = "1";
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  env["PYTHONNOUSERSITE"] = "1";
+  return env;
+}
+
+isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir) {
+  isolation::SandboxSpec spec;
+  spec.program = sandbox_program();
+  spec.argv = {spec.program};
+  spec.env = sandbox_environment(tmp_dir);
+  spec.writable = {cache.dir, tmp_dir};
+  spec.working_dir = tmp_dir;
+  spec.limits.memory_bytes = job.sandbox_memory_bytes;
+  spec.limits.max_processes = job.sandbox_max_processes;
+  spec.use_namespaces = !off("KBV_SANDBOX_NAMESPACES");
+  spec.use_landlock = !off("KBV_SANDBOX_LANDLOCK");
+  spec.use_cgroup = !off("KBV_SANDBOX_CGROUP");
+  spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid());
+  // What the sandbox reads to start: its Python's packages and the candidate.
+  spec.must_read = {KBV_SANDBOX_PYTHON_SITE, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
+  for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
+  return spec;
+}
+
+isolation::SandboxSpec twin_spec() {
+  isolation::SandboxSpec spec;
+  spec.program = sandbox_program();
+  spec.argv = {spec.program};
+  spec.env = sandbox_environment(fs::temp_directory_path().string());
+  spec.use_namespaces = false;
+  spec.use_landlock = false;
+  spec.use_cgroup = false;
+  spec.keep_uid = true;
+  spec.limits.memory_bytes = 0;
+  spec.limits.max_processes = 0;
+  return spec;
+}
+
+}  // namespace kbv::judge

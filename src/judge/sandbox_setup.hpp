@@ -1,0 +1,33 @@
+#pragma once
+// What the candidate's sandbox gets (docs/architecture.md, "the sandbox"): its program, an
+// allow-listed environment (no API keys, no kbv secrets), a private tmp, the only folders it may
+// write (its own build-cache entry and that tmp), its own unprivileged uid, and limits. And the
+// twin's: the same program in its trusted role, no sandbox needed.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/job.hpp"
+#include "isolation/sandbox_spec.hpp"
+#include "judge/build_cache.hpp"
+
+namespace kbv::judge {
+
+// kbv-sandbox next to this executable, or $KBV_SANDBOX.
+std::string sandbox_program();
+
+// The uid the sandbox runs as outside its user namespace when the judge is root: high enough to
+// belong to no real user or container range, and one per judge so that per-uid limits separate
+// concurrent sandboxes.
+std::int64_t sandbox_uid();
+
+// The environment a sandbox sees: a fixed allow-list of names passed through from the judge's,
+// plus HOME and TMPDIR pointing into its private `tmp_dir`.
+std::map<std::string, std::string> sandbox_environment(const std::string& tmp_dir);
+
+// KBV_SANDBOX_NAMESPACES=0 / KBV_SANDBOX_LANDLOCK=0 / KBV_SANDBOX_CGROUP=0 turn a mechanism off
+// (to see what a machine without it gets); the verdict's `isolation` says what was in force.
+isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir);
+isolation::SandboxSpec twin_spec();
+
+}  // namespace kbv::judge

@@ -1,0 +1,337 @@
+// Timing across the process boundary (docs/timing.md, docs/architecture.md).
+//
+// The candidate runs in another process, so another CUDA context, and the GPU time-slices
+// between contexts: on the H200 a call that crosses into another process's context and back
+// costs ~280 us more than the same work in one stream (bench/RESULTS.md, 2026-12-01). So every
+// callable is timed through the same hop, by the judge's own events:
+//   candidate:  judge stream [gate] inputs -> flush -> E0 -> start word | sandbox: forward | done word -> E1
+//   baseline:   judge stream [gate] inputs -> flush -> E0 -> start word | twin: one tiny kernel | done word
+//                                                                      -> Model.forward -> E1
+//   hop:        judge stream [gate] flush -> E0 -> start word | twin | done word -> E1
+// and the median of the hop samples is subtracted from every sample. The gate holds the judge's
+// stream until every callable's work is queued, so host dispatch (and the channel's latency) is
+// outside the samples, on both sides alike. The judge's E1 cannot run while the sandbox's context
+// holds the GPU, so work a candidate leaves running on a side stream lands inside its sample, or,
+// past one time slice, after the judge's snapshot of its outputs.
+//
+// Every round draws fresh inputs (nothing a cache could remember); at random (a private
+// generator, one round in kCheckOneIn) the judge reads the candidate's outputs right after E1 and
+// compares them with the reference of the same inputs, which is the TF32-off baseline's own
+// output of that round. A candidate cannot tell those calls from the others.
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/stream_gate.hpp"
+#include "ipc/message_fields.hpp"
+#include "judge/integrity.hpp"
+#include "judge/judgement.hpp"
+#include "judge/l2_flush.hpp"
+#include "stats/compare.hpp"
+#include "stats/median_ci.hpp"
+#include "stats/stopping_rule.hpp"
+#include "stats/summary.hpp"
+#include "torch_host/device.hpp"
+
+namespace kbv::judge {
+namespace {
+
+constexpr std::uint32_t kSlot = 0;
+constexpr int kCheckOneIn = 4;
+// A forward() that synchronises the gated stream waits this long before the gate opens by itself
+// (and the rest of the timing runs ungated, saying so).
+constexpr auto kGateTimeout = std::chrono::milliseconds(250);
+
+using SteadyClock = std::chrono::steady_clock;
+
+enum class Kind { candidate, baseline, hop };
+
+struct Callable {
+  Kind kind;
+  std::string name;  // "candidate", "eager_tf32_off", "eager_tf32_on", "hop"
+  bool tf32 = false;
+};
+
+// One timed call's result.
+struct Sample {
+  double ms = 0;
+  std::vector<at::Tensor> outputs;  // candidate: the judge's snapshot; baseline: its outputs (checked rounds)
+  bool gate_timed_out = false;
+};
+
+double median_of(std::vector<double> v) { return v.empty() ? 0 : stats::quantile(v, 0.5); }
+
+SeriesStats summarize_series(const std::string& name, const std::vector<double>& samples) {
+  SeriesStats s;
+  s.name = name;
+  s.samples = static_cast<std::int64_t>(samples.size());
+  s.samples_ms = samples;
+  if (samples.empty()) return s;
+  auto sum = stats::summarize(samples);
+  s.median_ms = sum.median;
+  s.q1_ms = sum.q1;
+  s.q3_ms = sum.q3;
+  s.min_ms = sum.min;
+  s.max_ms = sum.max;
+  s.mean_ms = sum.mean;
+  return s;
+}
+
+SpeedupResult summarize_speedup(const std::string& baseline, const std::vector<double>& ratios) {
+  SpeedupResult r;
+  r.baseline = baseline;
+  if (ratios.empty()) return r;
+  r.median = stats::quantile(ratios, 0.5);
+  auto ci = stats::median_ci(ratios);
+  r.ci_low = ci.low;
+  r.ci_high = ci.high;
+  r.compare = std::string(stats::compare_speedup(ci));
+  return r;
+}
+
+// A sample with the hop taken out; a floor keeps a call faster than the hop's jitter positive.
+double net(double ms, double hop_ms) { return std::max(ms - hop_ms, 1e-6); }
+
+}  // namespace
+
+void Judgement::measure_time() {
+  enter(Stage::timing);
+  const bool cuda = device_.is_cuda();
+  const TimingOptions& options = job_.timing;
+  std::mt19937_64 rng(job_.secret ^ 0x6b627674696d65ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+
+  std::vector<Callable> callables{{Kind::candidate, "candidate", protocol_tf32()}};
+  if (cuda) {
+    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_off)), false});
+    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_on)), true});
+  } else {
+    callables.push_back({Kind::baseline, std::string(baseline_name(protocol_.baseline)), false});  // no TF32 on a CPU
+  }
+  callables.push_back({Kind::hop, "hop", false});
+  const std::string primary(baseline_name(protocol_.baseline));
+  const std::size_t reference_index = 1;  // the TF32-off (or only) baseline's outputs are the reference
+
+  TimingResult result;
+  result.clock = cuda ? "cuda_events" : "cpu_steady_clock";
+  result.primary_baseline = primary;
+  result.target_rel_ci = options.target_rel_ci;
+  L2Flush flush(device_, verdict_.device.l2_bytes);
+  result.l2_flush = flush.bytes() > 0;
+  result.l2_flush_bytes = flush.bytes();
+
+  // The baselines' own inputs: judge-private buffers the candidate never sees.
+  ArgList base_inputs = guarded(Outcome::problem_error, "timing: get_inputs()", [&] {
+    return torch_host::clone_args(draw_inputs(source_, rng()));
+  });
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  if (cuda) {
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+  }
+  bool gated = cuda;
+  const Tolerance tol = tolerance();
+
+  auto sample = [&](const Callable& c, const ArgList& fresh, bool keep_outputs) -> Sample {
+    Sample s;
+    RunnerClient& runner = c.kind == Kind::candidate ? *sandbox_ : *twin_;
+    const std::string what = "timing: " + c.name;
+    if (cuda && strict()) reset_persisting_l2(device_);
+    std::optional<cuda::StreamGate> gate;
+    if (gated) {
+      gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
+      if (!gate->close(stream_)) {
+        gated = false;
+        warn("timing without the gate: " + gate->error());
+        gate.reset();
+      }
+    }
+    guarded(Outcome::runtime_error, what + ": preparing the inputs", [&] {
+      if (c.kind == Kind::candidate) write_inputs(kSlot, fresh);
+      if (c.kind == Kind::baseline)
+        for (std::size_t i = 0; i < fresh.size(); ++i)
+          if (fresh[i].is_tensor) base_inputs[i].tensor.copy_(fresh[i].tensor);
+      flush.flush();
+      return 0;
+    });
+    std::uint32_t seq = runner.next_seq();
+    std::string error;
+    auto t0 = SteadyClock::now();
+    if (cuda) {
+      cudaEventRecord(e0, static_cast<cudaStream_t>(stream_));
+      if (!runner.queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
+    }
+    nlohmann::json called;
+    try {
+      runner.send({{"type", "call"}, {"seq", seq}, {"slot", kSlot}});
+      called = runner.receive("called", run_deadline_);
+    } catch (const RunnerError& e) {
+      runner.release(seq);
+      if (gate) gate->open();
+      end_with_runner_error(e, what);
+    }
+    std::string status = called.value("status", std::string());
+    if (!called.contains("seq") || called["seq"] != seq || (status != "ok" && status != "error")) {
+      runner.release(seq);
+      if (gate) gate->open();
+      throw Ending{Outcome::protocol_violation, what + ": a malformed answer to call " + std::to_string(seq)};
+    }
+    if (status == "error") {
+      runner.release(seq);
+      if (gate) gate->open();
+      throw Ending{Outcome::runtime_error, what + ": " + first_line(called.value("error", std::string("error")))};
+    }
+    if (cuda && !runner.queue_wait_done(stream_, seq, &error)) {
+      runner.release(seq);
+      throw Ending{Outcome::internal_error, what + ": " + error};
+    }
+    if (c.kind == Kind::baseline) {
+      s.outputs = guarded(Outcome::problem_error, what + ": Model.forward", [&] {
+        torch_host::set_tf32(c.tf32);
+        auto out = torch_host::call_forward(reference_, base_inputs);
+        // On the CPU the sandbox copies its outputs out inside its call: the baseline pays the same.
+        if (!cuda)
+          for (auto& o : out) o = o.clone();
+        return out;
+      });
+      if (!keep_outputs) s.outputs.clear();
+    }
+    if (cuda) cudaEventRecord(e1, static_cast<cudaStream_t>(stream_));
+    auto t1 = SteadyClock::now();
+    if (c.kind == Kind::candidate && keep_outputs) {
+      try {
+        s.outputs = snapshot_outputs(reader_->view(called.at("outputs")));
+      } catch (const ipc::ProtocolError& e) {
+        runner.release(seq);
+        if (gate) gate->open();
+        throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+      }
+    }
+    if (gate) {
+      gate->open();
+      s.gate_timed_out = gate->timed_out();
+    }
+    nlohmann::json completed;
+    try {
+      completed = runner.receive("completed", run_deadline_);
+    } catch (const RunnerError& e) {
+      runner.release(seq);
+      end_with_runner_error(e, what);
+    }
+    if (!completed.value("error", std::string()).empty()) {
+      runner.release(seq);
+      throw Ending{Outcome::runtime_error, what + ": " + first_line(completed["error"].get<std::string>())};
+    }
+    wait_for_stream(what, &runner, seq);
+    if (cuda) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      s.ms = ms;
+    } else {
+      s.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    }
+    return s;
+  };
+
+  stats::StoppingRule rule;
+  rule.min_rounds = options.min_rounds;
+  rule.min_seconds = options.min_seconds;
+  rule.budget_seconds = options.budget_seconds;
+  rule.target_rel_half_width = options.target_rel_ci;
+
+  const std::size_t n = callables.size();
+  const std::size_t hop_index = n - 1;
+  std::vector<std::vector<double>> raw(n);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  int checked = 0, warm_rounds = 0;
+  auto warm_start = SteadyClock::now();
+  SteadyClock::time_point start;
+  stats::StopDecision decision = stats::StopDecision::keep_going;
+  int round = 0;
+  bool warming = true;
+  while (decision == stats::StopDecision::keep_going) {
+    ArgList fresh = guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_inputs(source_, rng()); });
+    const bool check = !warming && rng() % kCheckOneIn == 0;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<Sample> round_samples(n);
+    bool fell_back = false;
+    for (std::size_t i : order) {
+      round_samples[i] = sample(callables[i], fresh, check);
+      fell_back = fell_back || round_samples[i].gate_timed_out;
+    }
+    if (fell_back && gated) {
+      // forward() waited for the GPU while the gate held it (or queued more launches than fit):
+      // time everything ungated from here, with the host's time inside the samples.
+      gated = false;
+      warn("timed without the gate: a forward() synchronised the device or queued more launches than the queue holds "
+           "(the gate opened itself after " + std::to_string(kGateTimeout.count()) + " ms); host dispatch is inside both sides' samples");
+      for (auto& r : raw) r.clear();
+      warming = true;
+      warm_start = SteadyClock::now();
+      continue;
+    }
+    if (warming) {
+      ++warm_rounds;
+      double warm = std::chrono::duration<double>(SteadyClock::now() - warm_start).count();
+      if (warm_rounds >= 3 && (warm >= options.warmup_seconds || warm_rounds >= 1000)) {
+        warming = false;
+        start = SteadyClock::now();
+      }
+      continue;
+    }
+    for (std::size_t i = 0; i < n; ++i) raw[i].push_back(round_samples[i].ms);
+    if (check) {
+      ++checked;
+      const auto& ref = round_samples[reference_index].outputs;
+      std::vector<at::Tensor> ref_tf32;
+      if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
+      auto cmp = judge_outputs(ref, ref_tf32, round_samples[0].outputs, tol);
+      if (!cmp.ok) {
+        if (strict()) flag(FlagName::result_reuse, "timed call " + std::to_string(round) + " (fresh inputs): " + cmp.reason);
+        throw Ending{Outcome::incorrect, "a timed call's output is not the reference of its own inputs (round " +
+                                             std::to_string(round) + "): " + cmp.reason};
+      }
+      if (strict())
+        if (auto e = find_input_mutation(fresh, slot_inputs(kSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
+    }
+    ++round;
+    double hop = median_of(raw[hop_index]);
+    std::vector<double> deciding;
+    std::size_t primary_index = 1;
+    for (std::size_t i = 1; i < hop_index; ++i)
+      if (callables[i].name == primary) primary_index = i;
+    for (std::size_t r = 0; r < raw[0].size(); ++r) deciding.push_back(net(raw[primary_index][r], hop) / net(raw[0][r], hop));
+    decision = stats::should_stop(rule, deciding, std::chrono::duration<double>(SteadyClock::now() - start).count());
+  }
+  if (cuda) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  }
+  torch_host::set_tf32(protocol_tf32());
+
+  double hop = median_of(raw[hop_index]);
+  result.hop_ms = hop;
+  result.hop_samples = static_cast<std::int64_t>(raw[hop_index].size());
+  result.gated = gated;
+  result.checked_calls = checked;
+  result.warmup_rounds = warm_rounds;
+  result.rounds = round;
+  result.input_sets = round;  // fresh inputs every round
+  result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
+  result.stop_reason = std::string(stats::stop_decision_name(decision));
+  for (std::size_t i = 0; i < hop_index; ++i) {
+    std::vector<double> samples;
+    for (double ms : raw[i]) samples.push_back(net(ms, hop));
+    result.series.push_back(summarize_series(callables[i].name, samples));
+  }
+  for (std::size_t i = 1; i < hop_index; ++i) {
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / net(raw[0][r], hop));
+    result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
+  }
+  verdict_.timing = result;
+}
+
+}  // namespace kbv::judge

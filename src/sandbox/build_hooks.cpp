@@ -1,0 +1,162 @@
+#include "sandbox/build_hooks.hpp"
+
+#include <pybind11/eval.h>
+
+namespace py = pybind11;
+
+namespace kbv::sandbox {
+namespace {
+
+// Runs inside the worker's interpreter before the candidate is imported. Plumbing only: no
+// evaluation logic lives here.
+constexpr const char* kHookSource = R"PY(
+import contextlib, inspect, os, re, sys, time
+import torch.utils.cpp_extension as _ext
+
+class KbvNeedsCuda(RuntimeError):
+    pass
+
+_OWN_MODULE = re.compile(r"PYBIND11_MODULE\s*\(\s*(?!TORCH_EXTENSION_NAME\b)\w+")
+
+def _sources_text(value):
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return "\n".join(str(v) for v in value)
+
+def _file_text(paths):
+    out = []
+    for p in ([paths] if isinstance(paths, str) else (paths or [])):
+        try:
+            with open(p) as f:
+                out.append(f.read())
+        except OSError:
+            pass
+    return "\n".join(out)
+
+@contextlib.contextmanager
+def _into_log(log_path):
+    sys.stdout.flush(); sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1); os.dup2(fd, 2); os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush(); sys.stderr.flush()
+        os.dup2(saved[0], 1); os.dup2(saved[1], 2)
+        os.close(saved[0]); os.close(saved[1])
+
+@contextlib.contextmanager
+def _exclusive(build_dir):
+    # torch's own build lock is a plain file: a build killed mid-way (timeout, Ctrl-C, SIGKILL)
+    # leaves it behind and every later build of the same source waits on it forever. An flock
+    # dies with its process, so holding one we know no live builder remains and can clear it.
+    import fcntl
+    with open(os.path.join(build_dir, "kbv.flock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        stale = os.path.join(build_dir, "lock")
+        if os.path.exists(stale):
+            os.remove(stale)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+def install(cfg, records):
+    os.makedirs(cfg["build_dir"], exist_ok=True)
+    os.environ["TORCH_EXTENSIONS_DIR"] = cfg["build_dir"]
+    if cfg["cuda_arch"]:
+        os.environ["TORCH_CUDA_ARCH_LIST"] = cfg["cuda_arch"]
+
+    def wrap(original, text_of):
+        signature = inspect.signature(original)
+
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            a = bound.arguments
+            requested = a["name"]
+            text = text_of(a)
+            is_cuda = bool(a.get("with_cuda")) or bool(a.get("cuda_sources")) or any(
+                str(s).endswith((".cu", ".cuh")) for s in (a.get("sources") or []))
+            record = {"requested_name": requested, "unique_name": requested,
+                      "build_dir": "", "seconds": 0.0, "cuda": is_cuda, "failed": False}
+            records.append(record)
+            if is_cuda and not cfg["device_is_cuda"]:
+                record["failed"] = True
+                raise KbvNeedsCuda(f"extension '{requested}' has CUDA sources; the device is a CPU")
+            unique = requested
+            if not _OWN_MODULE.search(text):
+                unique = f"{requested}_kbv_{cfg['source_hash'][:12]}"
+            a["name"] = unique
+            build_dir = os.path.join(cfg["build_dir"], unique)
+            os.makedirs(build_dir, exist_ok=True)
+            a["build_directory"] = build_dir
+            a["verbose"] = True
+            record.update(unique_name=unique, build_dir=build_dir)
+            start = time.monotonic()
+            try:
+                with _exclusive(build_dir), _into_log(cfg["log_path"]):
+                    return original(*bound.args, **bound.kwargs)
+            except BaseException:
+                record["failed"] = True
+                raise
+            finally:
+                record["seconds"] = time.monotonic() - start
+
+        wrapper.__wrapped__ = original
+        return wrapper
+
+    _ext.load_inline = wrap(_ext.load_inline,
+        lambda a: _sources_text(a.get("cpp_sources")) + _sources_text(a.get("cuda_sources")))
+    _ext.load = wrap(_ext.load, lambda a: _file_text(a.get("sources")))
+    return KbvNeedsCuda
+)PY";
+
+py::object& needs_cuda_type() {
+  static py::object type;  // set once per worker; the interpreter outlives every use
+  return type;
+}
+
+}  // namespace
+
+BuildHooks::BuildHooks(const BuildHookConfig& config) {
+  py::dict scope;
+  scope["__builtins__"] = py::module_::import("builtins");
+  py::exec(kHookSource, scope);
+  py::dict cfg;
+  cfg["build_dir"] = config.build_dir;
+  cfg["source_hash"] = config.source_hash;
+  cfg["log_path"] = config.log_path;
+  cfg["device_is_cuda"] = config.device_is_cuda;
+  cfg["cuda_arch"] = config.cuda_arch;
+  needs_cuda_type() = scope["install"](cfg, records_);
+}
+
+std::vector<ExtensionBuild> BuildHooks::extensions() const {
+  std::vector<ExtensionBuild> out;
+  for (auto item : records_) {
+    py::dict r = item.cast<py::dict>();
+    ExtensionBuild e;
+    e.requested_name = py::str(r["requested_name"]).cast<std::string>();
+    e.unique_name = py::str(r["unique_name"]).cast<std::string>();
+    e.build_dir = r["build_dir"].cast<std::string>();
+    e.seconds = r["seconds"].cast<double>();
+    e.cuda = r["cuda"].cast<bool>();
+    out.push_back(e);
+  }
+  return out;
+}
+
+bool BuildHooks::failed_in_build() const {
+  for (auto item : records_)
+    if (item.cast<py::dict>()["failed"].cast<bool>()) return true;
+  return false;
+}
+
+bool BuildHooks::is_needs_cuda(const py::error_already_set& e) {
+  return needs_cuda_type() && e.matches(needs_cuda_type());
+}
+
+}  // namespace kbv::sandbox

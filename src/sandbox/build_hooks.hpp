@@ -1,0 +1,38 @@
+#pragma once
+// Wraps torch.utils.cpp_extension.load_inline / load before the candidate is imported, so that
+// every extension it builds:
+//  - goes to build_root/<candidate source hash>/<unique name> (no lock races between candidates
+//    that all call their extension "my_ext", and a re-run reuses the build);
+//  - gets a unique module name unless its own source hard-codes one in PYBIND11_MODULE;
+//  - compiles for this device's architecture only (TORCH_CUDA_ARCH_LIST);
+//  - writes its compiler output to one log file;
+//  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing.
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "core/verdict.hpp"
+
+namespace kbv::sandbox {
+
+struct BuildHookConfig {
+  std::string build_dir;       // build_root/<source hash>
+  std::string source_hash;
+  std::string log_path;
+  bool device_is_cuda = false;
+  std::string cuda_arch;       // "9.0"; empty leaves TORCH_CUDA_ARCH_LIST alone
+};
+
+class BuildHooks {
+ public:
+  explicit BuildHooks(const BuildHookConfig& config);  // installs the wrappers
+  std::vector<ExtensionBuild> extensions() const;       // what was built (or attempted) so far
+  bool failed_in_build() const;                         // an extension build raised
+  static bool is_needs_cuda(const pybind11::error_already_set& e);
+
+ private:
+  pybind11::list records_;
+};
+
+}  // namespace kbv::sandbox

@@ -1,0 +1,185 @@
+#include "sandbox/runner.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <c10/cuda/CUDAStream.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+#include <pybind11/pybind11.h>
+
+#include "cuda/stream_words.hpp"
+#include "ipc/hop_words.hpp"
+#include "ipc/message_fields.hpp"
+#include "ipc/runner_protocol.hpp"
+#include "ipc/shared_memory.hpp"
+#include "sandbox/candidate_host.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/memory.hpp"
+#include "torch_host/python_runtime.hpp"
+#include "torch_host/shared_tensor.hpp"
+
+namespace py = pybind11;
+
+namespace kbv::sandbox {
+namespace {
+
+// The judge kills the runner when it is done with it; waiting longer than this for a message
+// means the judge is gone.
+constexpr auto kForever = std::chrono::hours(24);
+
+// The hop page's two words, seen from the runner's stream (GPU only).
+struct Hop {
+  ipc::SharedMemory page;
+  std::uintptr_t start = 0, done = 0;  // device addresses; 0 on the CPU
+
+  void wait_start(std::uint32_t seq) {
+    if (!start) return;
+    std::string error;
+    if (!cuda::stream_wait_word(c10::cuda::getCurrentCUDAStream().stream(), start, seq, &error)) throw std::runtime_error(error);
+  }
+  void write_done(std::uint32_t seq) {
+    if (!done) return;
+    std::string error;
+    if (!cuda::stream_write_word(c10::cuda::getCurrentCUDAStream().stream(), done, seq, &error)) throw std::runtime_error(error);
+  }
+};
+
+std::string what_of(const std::exception_ptr& ep) {
+  try {
+    std::rethrow_exception(ep);
+  } catch (py::error_already_set& e) {
+    auto text = torch_host::describe_python_error(e);
+    return text.one_line().substr(0, 4000);
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+// Waits for everything this process queued; a CUDA error (an illegal address in a kernel, an
+// earlier sticky error) comes back as text.
+std::string synchronize_all(const at::Device& device) {
+  if (!device.is_cuda()) return "";
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return "";
+  return std::string("CUDA error: ") + cudaGetErrorString(e);
+}
+
+}  // namespace
+
+int serve(const std::string& role, ipc::Channel& channel) {
+  ipc::Message hello = channel.receive(ipc::Clock::now() + kForever);
+  if (hello.type() != "hello") return 4;
+  ipc::Fields h(hello.body, "hello");
+  at::Device device = at::kCPU;
+  try {
+    device = torch_host::resolve_device(h.str("device", 32));
+  } catch (const std::exception& e) {
+    channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", e.what()}});
+    return 0;
+  }
+  // fds: [0] the hop page, [1] the CPU output arena.
+  Hop hop;
+  std::optional<ipc::SharedMemory> arena;
+  if (!hello.fds.empty() && hello.fds[0]) {
+    hop.page = ipc::SharedMemory::attach(std::move(hello.fds[0]), ipc::kHopPageBytes);
+    if (device.is_cuda()) {
+      std::string error;
+      std::uintptr_t base = cuda::register_host_words(hop.page.data(), hop.page.size(), &error);
+      if (!base) {
+        channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "hop page: " + error}});
+        return 0;
+      }
+      hop.start = base + offsetof(ipc::HopWords, start);
+      hop.done = base + offsetof(ipc::HopWords, done);
+    }
+  }
+  if (hello.fds.size() > 1 && hello.fds[1])
+    arena.emplace(ipc::SharedMemory::attach(std::move(hello.fds[1]), static_cast<std::size_t>(h.integer("arena_bytes", 1, std::int64_t{1} << 40))));
+
+  const bool twin = role == "twin";
+  std::unique_ptr<torch_host::PythonRuntime> python;
+  std::unique_ptr<CandidateHost> host;
+  at::Tensor null_work;  // the twin's one tiny kernel per call
+  if (twin) {
+    if (device.is_cuda()) null_work = at::zeros({1}, at::TensorOptions().device(device));
+    channel.send({{"type", "ready"}});
+  } else {
+    python = std::make_unique<torch_host::PythonRuntime>();
+    if (device.is_cuda()) torch_host::memory_tracking_start(device);
+    host = std::make_unique<CandidateHost>(device);
+    nlohmann::json answer = host->set_up(h);
+    channel.send(answer);
+    if (answer["type"] != "imported") return 0;
+  }
+
+  torch_host::OutputExporter exporter(arena ? &*arena : nullptr, {});
+  std::vector<at::Tensor> last_outputs;  // alive until the next call: the judge reads them
+  for (;;) {
+    ipc::Message m = channel.receive(ipc::Clock::now() + kForever);
+    std::string type = m.type();
+    ipc::Fields f(m.body, type);
+    if (type == "bye") return 0;
+    if (type == "construct" && host) {
+      channel.send(host->construct(f));
+    } else if (type == "weights" && host) {
+      channel.send(host->load_weights(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
+    } else if (type == "bind" && host) {
+      channel.send(host->bind(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
+    } else if (type == "call") {
+      auto seq = static_cast<std::uint32_t>(f.integer("seq", 1, UINT32_MAX));
+      auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
+      nlohmann::json called{{"type", "called"}, {"seq", seq}};
+      last_outputs.clear();
+      hop.wait_start(seq);
+      try {
+        if (twin) {
+          if (null_work.defined()) null_work.fill_(static_cast<double>(seq & 0xffff));
+          called["outputs"] = nlohmann::json::array();
+        } else {
+          if (!host->has_slot(slot)) throw std::runtime_error("no inputs bound to slot " + std::to_string(slot));
+          last_outputs = host->forward(slot);
+          exporter.set_inputs(host->slot_tensors(slot));
+          called["outputs"] = exporter.describe(last_outputs);
+        }
+        called["status"] = "ok";
+      } catch (...) {
+        called["status"] = "error";
+        called["error"] = what_of(std::current_exception());
+      }
+      try {
+        hop.write_done(seq);
+      } catch (...) {
+        // The judge releases its own stream when a call ends in an error.
+      }
+      channel.send(called);
+      channel.send({{"type", "completed"}, {"seq", seq}, {"error", synchronize_all(device)}});
+    } else if (type == "memory" && host) {
+      auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
+      nlohmann::json answer{{"type", "memory"}};
+      try {
+        last_outputs.clear();
+        MemoryUse use = torch_host::measure_forward_memory(device, [&] { auto out = host->forward(slot); });
+        answer["peak_allocated"] = use.peak_allocated_bytes;
+        answer["peak_device"] = use.peak_device_bytes;
+        answer["resident"] = torch_host::allocated_bytes(device);
+        answer["status"] = "ok";
+      } catch (...) {
+        answer["status"] = "error";
+        answer["error"] = what_of(std::current_exception());
+      }
+      channel.send(answer);
+    } else {
+      std::fprintf(stderr, "kbv-sandbox: unexpected message '%s'\n", type.substr(0, 40).c_str());
+      return 5;
+    }
+  }
+}
+
+}  // namespace kbv::sandbox

@@ -1,0 +1,91 @@
+#include "torch_host/memory.hpp"
+
+#include <algorithm>
+
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
+
+#include "torch_host/device.hpp"
+#ifdef KBV_HAVE_CUPTI
+#include "cuda/device_memory_tracker.hpp"
+#endif
+
+namespace kbv::torch_host {
+namespace {
+
+bool g_cupti = false;
+
+std::int64_t allocator_stat(const c10::CachingDeviceAllocator::DeviceStats& stats, bool peak, bool reserved) {
+  const auto& s = reserved ? stats.reserved_bytes : stats.allocated_bytes;
+  const auto& agg = s[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+  return peak ? agg.peak : agg.current;
+}
+
+std::int64_t driver_used_bytes() {
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0;
+  return static_cast<std::int64_t>(total - free_bytes);
+}
+
+}  // namespace
+
+std::string memory_tracking_start(const at::Device& device) {
+  if (!device.is_cuda()) return "none (cpu)";
+#ifdef KBV_HAVE_CUPTI
+  auto& tracker = kbv::cuda::DeviceMemoryTracker::instance();
+  g_cupti = tracker.available();
+  if (g_cupti) return "cupti_allocation_callbacks";
+  return "cuda_mem_get_info (CUPTI unavailable: " + tracker.error() + ")";
+#else
+  return "cuda_mem_get_info (built without CUPTI)";
+#endif
+}
+
+MemoryUse measure_forward_memory(const at::Device& device, const std::function<void()>& forward) {
+  MemoryUse use;
+  if (!device.is_cuda()) {
+    forward();
+    return use;
+  }
+  const auto index = device.index();
+  synchronize(device);
+  // Start from an allocator holding only live blocks, so the call's new segments are real
+  // device allocations that the CUPTI window sees.
+  c10::cuda::CUDACachingAllocator::emptyCache();
+  c10::cuda::CUDACachingAllocator::resetPeakStats(index);
+  auto before = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+  const std::int64_t allocated_before = allocator_stat(before, false, false);
+  const std::int64_t used_before = driver_used_bytes();
+#ifdef KBV_HAVE_CUPTI
+  if (g_cupti) kbv::cuda::DeviceMemoryTracker::instance().begin_window();
+#endif
+  forward();
+  synchronize(device);
+  auto after = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+  use.peak_allocated_bytes = allocator_stat(after, true, false) - allocated_before;
+#ifdef KBV_HAVE_CUPTI
+  if (g_cupti) {
+    auto window = kbv::cuda::DeviceMemoryTracker::instance().end_window();
+    use.peak_device_bytes = window.peak_live_bytes - window.baseline_live_bytes;
+  } else
+#endif
+  {
+    use.peak_device_bytes = std::max<std::int64_t>(0, driver_used_bytes() - used_before);
+  }
+  // Whatever the allocator handed out is device memory too, even when it fit in a segment
+  // that already existed.
+  use.peak_device_bytes = std::max(use.peak_device_bytes, use.peak_allocated_bytes);
+  return use;
+}
+
+}  // namespace kbv::torch_host
+
+namespace kbv::torch_host {
+
+std::int64_t allocated_bytes(const at::Device& device) {
+  if (!device.is_cuda()) return 0;
+  synchronize(device);
+  return allocator_stat(c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()), false, false);
+}
+
+}  // namespace kbv::torch_host

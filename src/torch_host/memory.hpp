@@ -1,0 +1,25 @@
+#pragma once
+// Peak device memory of one forward call, above what was allocated before it, seen two ways:
+// the caching allocator's statistics (what KernelBench-Verified reports) and every device
+// allocation through CUPTI (raw cudaMalloc / cuMemAlloc in a candidate's extension included).
+#include <functional>
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include "core/verdict.hpp"
+
+namespace kbv::torch_host {
+
+// Starts observing device allocations; call before the models and inputs are made so that
+// later frees of them are recognised. Returns how peak_device_bytes will be measured.
+std::string memory_tracking_start(const at::Device& device);
+
+// Runs `forward` once (outputs kept alive until it returns, as a caller would hold them) and
+// reports the peaks above the state before the call.
+MemoryUse measure_forward_memory(const at::Device& device, const std::function<void()>& forward);
+
+// What the caching allocator holds allocated now (tensors alive between calls).
+std::int64_t allocated_bytes(const at::Device& device);
+
+}  // namespace kbv::torch_host

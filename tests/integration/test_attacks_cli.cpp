@@ -1,0 +1,194 @@
+// Every attack of examples/attacks/ (a candidate that has read kbv's source and wants a good
+// verdict for a wrong kernel, or to hurt the others) in one `kbv run` beside honest candidates,
+// on the CPU, under strict: each ends as a recorded outcome for that candidate alone, every
+// other verdict is intact and stored, no process is left behind, nothing leaks, nothing outside
+// a sandbox's own folders is written, and the honest candidates are unchanged.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "kbv_cli.hpp"
+#include "store/result_store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kbv {
+namespace {
+
+const std::string kAttacks = testing::kSource + "/examples/attacks/";
+const std::string kSecret = "kbv-secret-marker-7f3a91";
+
+// Attacks whose kernel is wrong (zeros): never correct. The others compute a right ReLU and
+// attack something else: their verdict may be correct, their attack must not work.
+const std::vector<std::string> kWrongKernels = {"forged_verdict", "late_verdict_escaped", "db_rewrite",
+                                                "build_cache_overwrite", "reference_patched", "deadline_extension",
+                                                "malformed_messages", "kill_parent", "fork_children", "big_file",
+                                                "memory_hog"};
+const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside"};
+
+struct Listener {
+  int fd = -1;
+  int port = 0;
+  Listener() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    ::listen(fd, 16);
+  }
+  ~Listener() { ::close(fd); }
+  bool heard_anything() const {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+};
+
+bool process_with_marker(const std::string& marker) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(marker) != std::string::npos && cmd.find("gtest") == std::string::npos) return true;
+  }
+  return false;
+}
+
+class Attacks : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("kbv-attacks-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "suite/level1");
+    fs::copy_file(testing::example_problem("19_ReLU.py"), root_ / "suite/level1/19_ReLU.py");
+    fs::path runs = root_ / "runs" / "attacks";
+    fs::create_directories(runs);
+    fs::copy_file(kAttacks + "_attack_common.py", runs / "_attack_common.py");
+    int sample = 0;
+    for (const auto& list : {kWrongKernels, kRightKernels})
+      for (const auto& name : list) {
+        fs::copy_file(kAttacks + name + ".py", runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"));
+        sample_of_[name] = sample++;
+      }
+    // Honest candidates in the same batch: a C++ extension (built into the shared cache the
+    // overwrite attack goes after) and plain PyTorch.
+    fs::copy_file(testing::kSource + "/examples/hacks/honest_shape_specialised.py",
+                  runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"));
+    sample_of_["honest_extension"] = sample++;
+    std::ofstream(runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"))
+        << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
+    sample_of_["honest_torch"] = sample++;
+    std::ofstream(runs / "connect_port.txt") << listener_.port;
+
+    ProcessSpec spec;
+    spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root_ / "suite").string(), "--runs", (root_ / "runs").string(),
+                 "--db", (root_ / "kbv.db").string(), "--protocol", "strict", "--time-budget", "0.3", "--build-dir",
+                 (root_ / "builds").string(), "--jobs", "2", "--gpus", "cpu", "--run-timeout", "20", "--sandbox-memory", "3"};
+    spec.env_set = {{"OPENAI_API_KEY", kSecret}, {"ANTHROPIC_API_KEY", kSecret}};
+    spec.keep_tail_bytes = 256 * 1024;
+    result_ = run_process(spec, Clock::now() + std::chrono::minutes(30));
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // the late daemon would have acted by now
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static std::map<std::string, Verdict> verdicts() {
+    std::map<std::string, Verdict> out;
+    ResultStore store((root_ / "kbv.db").string(), ResultStore::Mode::read_only);
+    for (const auto& r : store.verdicts())
+      for (const auto& [name, s] : sample_of_)
+        if (r.sample.sample_id == s) out[name] = r.verdict;
+    return out;
+  }
+  static std::string printed() { return result_.output_head + result_.output_tail; }
+
+  static fs::path root_;
+  static std::map<std::string, int> sample_of_;
+  static ProcessResult result_;
+  static Listener listener_;
+};
+fs::path Attacks::root_;
+std::map<std::string, int> Attacks::sample_of_;
+ProcessResult Attacks::result_;
+Listener Attacks::listener_;
+
+TEST_F(Attacks, TheRunFinishesAndStoresEveryVerdict) {
+  EXPECT_TRUE(result_.exited && result_.exit_code == 0) << result_.describe() << "\n" << printed().substr(0, 20000);
+  auto v = verdicts();
+  EXPECT_EQ(v.size(), sample_of_.size()) << printed().substr(0, 20000);
+}
+
+TEST_F(Attacks, NoWrongKernelIsJudgedCorrect) {
+  auto v = verdicts();
+  for (const auto& name : kWrongKernels) {
+    ASSERT_TRUE(v.count(name)) << name << " has no stored verdict";
+    EXPECT_NE(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+    EXPECT_NE(v[name].outcome, Outcome::internal_error) << name << " is the candidate's doing, not kbv's: " << v[name].reason;
+  }
+  EXPECT_EQ(v["deadline_extension"].outcome, Outcome::timeout) << v["deadline_extension"].reason;
+}
+
+TEST_F(Attacks, HonestCandidatesAreUnchanged) {
+  auto v = verdicts();
+  for (const std::string name : {"honest_extension", "honest_torch"}) {
+    EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+    for (const auto& f : v[name].flags) EXPECT_NE(f.name, "build_cache_tampered") << name << ": " << f.evidence;
+  }
+  for (const auto& name : kRightKernels) EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+}
+
+TEST_F(Attacks, TheStoreHoldsWhatTheJudgeDecided) {
+  // db_rewrite and the late daemon set every outcome to correct if they could write the DB.
+  auto v = verdicts();
+  EXPECT_NE(v["db_rewrite"].outcome, Outcome::correct);
+  EXPECT_NE(v["late_verdict_escaped"].outcome, Outcome::correct);
+  EXPECT_NE(v["forged_verdict"].outcome, Outcome::correct);
+}
+
+TEST_F(Attacks, NoProcessIsLeftBehind) {
+  EXPECT_FALSE(process_with_marker("kbv-attack-child")) << "fork_children left a process";
+  EXPECT_FALSE(process_with_marker("kbv-attack-late-verdict")) << "the setsid daemon survived";
+}
+
+TEST_F(Attacks, NothingReachesTheNetwork) { EXPECT_FALSE(listener_.heard_anything()); }
+
+TEST_F(Attacks, NoSecretLeaks) {
+  auto v = verdicts();
+  for (const auto& [name, verdict] : v) EXPECT_EQ(nlohmann::json(verdict).dump().find(kSecret), std::string::npos) << name;
+  EXPECT_NE(v["read_secrets"].output_tail.find("ATTACK read_secrets"), std::string::npos)
+      << "the attack ran and reported: " << v["read_secrets"].output_tail.substr(0, 2000);
+}
+
+TEST_F(Attacks, NothingIsWrittenOutsideTheSandbox) {
+  EXPECT_FALSE(fs::exists(root_ / "runs" / "attacks" / "kbv_attack_marker.py"));
+  EXPECT_FALSE(fs::exists(root_ / "suite" / "level1" / "kbv_attack_marker.py"));
+  auto python = testing::kSource;  // torch's own folder: found through the venv's python
+  ProcessSpec which;
+  which.argv = {"python3", "-c", "import torch, os; print(os.path.dirname(torch.__file__))"};
+  auto r = run_process(which, Clock::now() + std::chrono::seconds(60));
+  std::string torch_dir = r.output_head.substr(0, r.output_head.find('\n'));
+  if (!torch_dir.empty()) EXPECT_FALSE(fs::exists(fs::path(torch_dir) / "kbv_attack_marker.py")) << torch_dir;
+  // No file of big_file's grew past the 1 GiB file-size limit.
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) EXPECT_LE(it->file_size(ec), 1ull << 30) << it->path();
+}
+
+TEST_F(Attacks, EveryVerdictSaysWhatIsolatedIt) {
+  auto v = verdicts();
+  const auto& iso = v["honest_torch"].isolation;
+  ASSERT_TRUE(iso.is_object()) << "the verdict records the sandbox's isolation";
+  for (const char* key : {"pid_namespace", "network_namespace", "landlock_abi", "warnings"}) EXPECT_TRUE(iso.contains(key)) << key;
+}
+
+}  // namespace
+}  // namespace kbv

@@ -1,0 +1,192 @@
+// The sandbox launcher, on real processes (a shell and python3 stand in for kbv-sandbox): each
+// mechanism holds when it is reported in force, and a missing one is reported, not silent.
+// CI runs as root on a kernel with user namespaces and Landlock (like these machines); where a
+// mechanism is unavailable the test says so and checks that the report says so too.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "isolation/landlock.hpp"
+#include "isolation/launch.hpp"
+
+namespace kbv::isolation {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SandboxRun {
+  std::string out;
+  int status = -1;
+  IsolationReport report;
+};
+
+fs::path scratch() {
+  static fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("kbv-isolation-test-" + std::to_string(::getpid()));
+    fs::create_directories(d / "writable");
+    fs::permissions(d, fs::perms::all);
+    fs::permissions(d / "writable", fs::perms::all);
+    return d;
+  }();
+  return dir;
+}
+
+SandboxSpec shell(const std::string& script) {
+  SandboxSpec spec;
+  spec.program = "/bin/sh";
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.env = {{"PATH", "/usr/bin:/bin"}, {"KBV_TEST_VAR", "visible"}};
+  spec.writable = {(scratch() / "writable").string()};
+  spec.limits.memory_bytes = 2LL << 30;
+  spec.limits.max_processes = 256;
+  return spec;
+}
+
+// Runs the sandbox to completion with its stdout on a pipe.
+SandboxRun run(SandboxSpec spec, int timeout_s = 30) {
+  int out[2];
+  EXPECT_EQ(::pipe(out), 0);
+  spec.fds = {{out[1], 1}};
+  SandboxRun r;
+  Launched l = launch_sandbox(spec);
+  ::close(out[1]);
+  r.report = l.report;
+  char buf[4096];
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  for (;;) {
+    pollfd p{out[0], POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      ssize_t n = ::read(out[0], buf, sizeof buf);
+      if (n <= 0) break;
+      r.out.append(buf, static_cast<std::size_t>(n));
+    }
+    if (std::chrono::steady_clock::now() > until) break;
+  }
+  ::close(out[0]);
+  for (int i = 0; i < 100 && poll_sandbox(l) < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  r.status = end_sandbox(l);
+  return r;
+}
+
+bool process_with_marker(const std::string& marker) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Isolation, ItsOwnPidNamespaceAndProc) {
+  SandboxRun r = run(shell("echo pid=$$; ls /proc | grep -c '^[0-9]'"));
+  if (!r.report.pid_namespace) GTEST_SKIP() << "no PID namespace here; warnings: " << r.report.warnings.size();
+  EXPECT_NE(r.out.find("pid=1\n"), std::string::npos) << r.out;
+  // Its /proc shows its own few processes, not the host's.
+  int visible = std::stoi(r.out.substr(r.out.find('\n') + 1));
+  EXPECT_LT(visible, 10) << r.out;
+}
+
+TEST(Isolation, NoNetworkNotEvenLoopback) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::listen(listener, 4);
+  int port = ntohs(addr.sin_port);
+  auto spec = shell("");
+  spec.program = "/usr/bin/python3";
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import socket\ntry:\n  socket.create_connection(('127.0.0.1', " + std::to_string(port) +
+                   "), 2); print('connected')\nexcept OSError as e: print('refused', e)"};
+  SandboxRun r = run(spec);
+  pollfd p{listener, POLLIN, 0};
+  bool heard = ::poll(&p, 1, 200) > 0;
+  ::close(listener);
+  if (!r.report.network_namespace) {
+    EXPECT_FALSE(r.report.warnings.empty()) << "no network namespace must be a warning";
+    GTEST_SKIP() << "no network namespace here";
+  }
+  EXPECT_FALSE(heard) << r.out;
+  EXPECT_NE(r.out.find("refused"), std::string::npos) << r.out;
+}
+
+TEST(Isolation, WritesOnlyWhereAllowed) {
+  fs::path outside = scratch() / "outside.txt";
+  fs::path inside = scratch() / "writable" / "inside.txt";
+  SandboxRun r = run(shell("echo x > " + outside.string() + "; echo y > " + inside.string() + "; echo done"));
+  EXPECT_TRUE(fs::exists(inside)) << r.out;
+  if (r.report.landlock_abi == 0) {
+    EXPECT_FALSE(r.report.warnings.empty());
+    GTEST_SKIP() << "Landlock not in force here";
+  }
+  EXPECT_FALSE(fs::exists(outside)) << "Landlock ABI " << r.report.landlock_abi;
+}
+
+TEST(Isolation, EveryProcessItStartsDiesWithIt) {
+  std::string marker = "kbv-isolation-marker-" + std::to_string(::getpid());
+  SandboxRun r = run(shell("(exec -a " + marker + " sleep 300) & setsid sh -c '(exec -a " + marker + "s sleep 300)' & sleep 0.3; echo started"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_NE(r.out.find("started"), std::string::npos) << r.out;
+  EXPECT_FALSE(process_with_marker(marker)) << "a child survived its sandbox (pid namespace: " << r.report.pid_namespace
+                                            << ", cgroup: " << r.report.cgroup << ")";
+}
+
+TEST(Isolation, NoFileLargerThanTheLimit) {
+  auto spec = shell("head -c 8388608 /dev/zero > " + (scratch() / "writable" / "big").string() + "; echo $?");
+  spec.limits.max_file_bytes = 1 << 20;
+  SandboxRun r = run(spec);
+  EXPECT_LE(fs::file_size(scratch() / "writable" / "big"), 1u << 20) << r.out;
+}
+
+TEST(Isolation, TheEnvironmentIsTheAllowList) {
+  ::setenv("KBV_TEST_SECRET_API_KEY", "do-not-leak", 1);
+  SandboxRun r = run(shell("env"));
+  ::unsetenv("KBV_TEST_SECRET_API_KEY");
+  EXPECT_NE(r.out.find("KBV_TEST_VAR=visible"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("do-not-leak"), std::string::npos) << r.out;
+}
+
+TEST(Isolation, RootRunsItAsAnUnprivilegedUid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "the uid mapping is for a root launcher";
+  auto spec = shell("cat /proc/self/uid_map 2>/dev/null; id -u");
+  spec.outer_uid = 0x7ff00042;
+  SandboxRun r = run(spec);
+  EXPECT_EQ(r.report.outer_uid, 0x7ff00042) << r.out;
+  // In its user namespace it is root of nothing: its uid 0 maps to the unprivileged one.
+  if (r.report.user_namespace) EXPECT_NE(r.out.find(std::to_string(0x7ff00042)), std::string::npos) << r.out;
+}
+
+TEST(Isolation, AMissingMechanismIsReportedNotSilent) {
+  auto spec = shell("echo hi");
+  spec.use_namespaces = false;
+  spec.use_landlock = false;
+  spec.use_cgroup = false;
+  SandboxRun r = run(spec);
+  EXPECT_FALSE(r.report.pid_namespace);
+  EXPECT_FALSE(r.report.network_namespace);
+  EXPECT_EQ(r.report.landlock_abi, 0);
+  EXPECT_FALSE(r.report.warnings.empty());
+  bool says_network = false;
+  for (const auto& w : r.report.warnings) says_network = says_network || w.find("network") != std::string::npos;
+  EXPECT_TRUE(says_network);
+}
+
+TEST(Isolation, AProgramThatCannotStartIsAnError) {
+  auto spec = shell("");
+  spec.program = "/nonexistent/kbv-sandbox";
+  spec.argv = {spec.program};
+  EXPECT_THROW(launch_sandbox(spec), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace kbv::isolation

@@ -126,6 +126,40 @@ if [[ " $STEPS " == *" attacks "* ]]; then
   grep -l kbv-secret-marker-gpu "$A"/*.csv && echo "SECRET LEAKED" || echo "no secret in the verdicts"
 fi
 
+# The judge/sandbox split end to end, in two kbv runs (builds in parallel, evaluations one at a
+# time): the CUDA examples and hacks under standard and strict (speedups against session 4's
+# one-process figures; side-stream hacks must gain nothing), then the attacks under strict.
+if [[ " $STEPS " == *" split "* ]]; then
+  echo "== split: examples and hacks (standard, strict)"
+  S="$OUT/split"; mkdir -p "$S/suite/level1" "$S/runs/examples" "$S/runs/hacks" "$S/attacks/attacks"
+  cp examples/problems/level1/{7_Swish,19_ReLU,40_Linear_ReLU}.py problems/level1/8_GELU.py "$S/suite/level1/"
+  put() { cp "$1" "$S/runs/$2/level_1_problem_$3_sample_$4_kernel.py"; echo "$2 $3 $4 $(basename "$1")" >> "$S/samples.txt"; }
+  put examples/candidates/swish_cuda.py examples 7 0
+  put examples/candidates/relu_cuda.py examples 19 0
+  put examples/candidates/relu_illegal_address.py examples 19 1
+  put examples/candidates/relu_raw_scratch.py examples 19 2
+  put examples/candidates/linear_relu_cuda.py examples 40 0
+  i=0; for h in side_stream side_stream_full_grid side_stream_thread_launch persisting_l2 honest_own_stream stale_memory; do
+    put "examples/hacks/$h.py" hacks 19 $i; i=$((i+1)); done
+  put runs/demo-gamer/level_1_problem_8_sample_0_kernel.py hacks 8 0
+  start=$(date +%s)
+  "$BUILD/bin/kbv" run --problems "$S/suite" --runs "$S/runs" --db "$S/split.db" --protocol standard,strict \
+    --time-budget "${KBV_SPLIT_BUDGET:-1}" --run-timeout 120 --jobs 16 --build-dir /tmp/kbv-builds >"$S/run.log" 2>&1
+  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$S/run.log" | tail -8
+  echo "== split: attacks (strict)"
+  cp examples/attacks/_attack_common.py "$S/attacks/attacks/"
+  j=0; for a in forged_verdict kill_parent malformed_messages fork_children read_secrets network_connect write_outside db_rewrite build_cache_overwrite reference_patched late_verdict_escaped; do
+    cp "examples/attacks/$a.py" "$S/attacks/attacks/level_1_problem_19_sample_${j}_kernel.py"; echo "attacks 19 $j $a" >> "$S/samples.txt"; j=$((j+1)); done
+  echo 1 > "$S/attacks/attacks/connect_port.txt"
+  start=$(date +%s)
+  OPENAI_API_KEY=kbv-secret-marker-gpu "$BUILD/bin/kbv" run --problems "$S/suite" --runs "$S/attacks" --db "$S/attacks.db" \
+    --protocol strict --time-budget 0.5 --run-timeout 60 --jobs 16 --build-dir /tmp/kbv-builds >"$S/attacks_run.log" 2>&1
+  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; sleep 4
+  pgrep -af "kbv-attack" && echo "LEFT BEHIND" || echo "no attack process left"
+  "$PY" scripts/summarize_split.py "$S/split.db" "$S/attacks.db" "$S/samples.txt" | tee "$OUT/split_summary.md"
+  grep -c kbv-secret-marker-gpu "$S/attacks.db" 2>/dev/null | sed 's/^/secret occurrences in the attacks DB: /'
+fi
+
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it
 # stays on a warm machine between calls and a cut-short run resumes).
 if [[ " $STEPS " == *" demo "* ]]; then

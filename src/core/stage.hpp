@@ -13,6 +13,7 @@ enum class Stage {
   tracking,      // CUPTI allocation tracking for the baseline's memory
   load_problem,  // importing the problem, building Model
   build,         // the sandbox imports the candidate (its extensions build here)
+  built,         // a build-only job ended here (kbv run's build phase)
   models,        // ModelNew made in the sandbox, Model's weights handed over
   correctness,   // every distribution, and the strict checks on those calls
   timing,        // candidate and baselines through the same hop, outputs checked at random

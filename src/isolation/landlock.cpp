@@ -27,31 +27,23 @@ int landlock_abi() {
   return v < 0 ? 0 : static_cast<int>(v);
 }
 
-LandlockRules landlock_prepare(const std::vector<std::string>& writable) {
-  LandlockRules rules;
-  rules.abi = landlock_abi();
-  if (rules.abi < 1) {
-    rules.error = "Landlock is not available on this kernel";
-    return rules;
-  }
+int landlock_restrict(const char* const* writable, int count, int abi) {
+  if (abi < 1) return ENOSYS;
   __u64 handled = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
                   LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
                   LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
                   LANDLOCK_ACCESS_FS_MAKE_SYM;
-  if (rules.abi >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
-  if (rules.abi >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
-  if (rules.abi >= 5) handled |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  if (abi >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  if (abi >= 5) handled |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = handled;
   int fd = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
-  if (fd < 0) {
-    rules.error = std::string("landlock_create_ruleset: ") + std::strerror(errno);
-    return rules;
-  }
+  if (fd < 0) return errno;
   constexpr __u64 kFileRights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
-  for (const auto& path : writable) {
+  for (int i = 0; i < count; ++i) {
     landlock_path_beneath_attr beneath{};
-    beneath.parent_fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    beneath.parent_fd = ::open(writable[i], O_PATH | O_CLOEXEC);
     if (beneath.parent_fd < 0) continue;  // a path that does not exist grants nothing
     beneath.allowed_access = handled;
     if (::syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0) != 0) {
@@ -60,16 +52,10 @@ LandlockRules landlock_prepare(const std::vector<std::string>& writable) {
     }
     ::close(beneath.parent_fd);
   }
-  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-  rules.ruleset_fd = fd;
-  return rules;
-}
-
-int landlock_apply(const LandlockRules& rules) {
-  if (rules.ruleset_fd < 0) return 0;
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
-  if (::syscall(SYS_landlock_restrict_self, rules.ruleset_fd, 0) != 0) return errno;
-  return 0;
+  int result = 0;
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::syscall(SYS_landlock_restrict_self, fd, 0) != 0) result = errno;
+  ::close(fd);
+  return result;
 }
 
 }  // namespace kbv::isolation

@@ -1,25 +1,17 @@
 #pragma once
 // Landlock (Linux 5.13+): an unprivileged process confines its own filesystem writes to a few
 // folders, for itself and everything it later starts. Reads stay allowed.
-#include <string>
-#include <vector>
 
 namespace kbv::isolation {
 
 // The ABI version the kernel offers; 0 when Landlock is unavailable.
 int landlock_abi();
 
-// Prepared before fork (allocates); applied in the child with system calls only.
-struct LandlockRules {
-  int ruleset_fd = -1;  // -1: nothing to apply
-  int abi = 0;
-  std::string error;
-};
-
-// Writes (create, remove, write, truncate, device ioctls) allowed only beneath `writable`.
-LandlockRules landlock_prepare(const std::vector<std::string>& writable);
-
-// In the child: no_new_privs, then restrict itself. Returns 0 or an errno value.
-int landlock_apply(const LandlockRules& rules);
+// Restricts the calling process (and everything it starts) so that writes (create, remove,
+// write, truncate, device ioctls) are allowed only beneath `writable`; also sets no_new_privs.
+// System calls only, so it can run between fork and exec. The paths are resolved when it runs:
+// call it after the sandbox's own mounts (its /proc, its /dev/shm), or the rules would name the
+// launcher's. Returns 0 or an errno value.
+int landlock_restrict(const char* const* writable, int count, int abi);
 
 }  // namespace kbv::isolation

@@ -100,7 +100,9 @@ struct Prepared {
   std::vector<char*> argv, envp;
   std::vector<std::pair<int, int>> fds;
   int max_target_fd = 2;
-  LandlockRules landlock;
+  std::vector<std::string> landlock_paths;
+  std::vector<const char*> landlock_cpaths;
+  int landlock_abi = 0;
   std::string shm_options;
   bool root = false;
   std::uint32_t outer_uid = 0;
@@ -203,7 +205,7 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
     // Its own /proc shows only its own processes: not the judge's, not kbv's.
     if (st.pid_ns) st.own_proc = ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
     st.own_shm = ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, p.shm_options.c_str()) == 0;
-    int ro = make_root_read_only(spec);
+    int ro = spec.use_readonly_mounts ? make_root_read_only(spec) : 0;
     if (ro < 0) {
       st.failed_step = kStepMounts;
       st.failed_errno = errno;
@@ -223,11 +225,13 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
     }
     st.dropped_uid = 1;
   }
-  if (st.user_ns || p.root) st.caps_dropped = drop_capabilities();
+  if ((st.user_ns || p.root) && spec.drop_capabilities) st.caps_dropped = drop_capabilities();
   set_limit(RLIMIT_CORE, 0);
   set_limit(RLIMIT_FSIZE, spec.limits.max_file_bytes);
   set_limit(RLIMIT_NOFILE, spec.limits.max_open_files);
-  st.landlock_errno = spec.use_landlock ? landlock_apply(p.landlock) : 0;
+  st.landlock_errno = spec.use_landlock && p.landlock_abi > 0
+                          ? landlock_restrict(p.landlock_cpaths.data(), static_cast<int>(p.landlock_cpaths.size()), p.landlock_abi)
+                          : 0;
   // fds: first lift every source above the targets, then place each at its number.
   int report_fd = p.max_target_fd + 1;
   int lifted_report = ::fcntl(report_w, F_DUPFD_CLOEXEC, 1000);
@@ -287,11 +291,12 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   for (const auto& [from, to] : p.fds) p.max_target_fd = std::max(p.max_target_fd, to);
   p.shm_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
   if (spec.use_landlock) {
-    std::vector<std::string> writable = spec.writable;
-    writable.push_back("/dev");   // the GPU's device files (ioctls) and the private /dev/shm
-    writable.push_back("/proc");  // CUDA writes there; with a PID namespace it is the sandbox's own
-    p.landlock = landlock_prepare(writable);
-    if (p.landlock.ruleset_fd < 0) report.warnings.push_back("filesystem writes not confined: " + p.landlock.error);
+    p.landlock_paths = spec.writable;
+    p.landlock_paths.push_back("/dev");   // the GPU's device files (ioctls) and the private /dev/shm
+    p.landlock_paths.push_back("/proc");  // CUDA writes there; with a PID namespace it is the sandbox's own
+    for (const auto& w : p.landlock_paths) p.landlock_cpaths.push_back(w.c_str());
+    p.landlock_abi = landlock_abi();
+    if (p.landlock_abi < 1) report.warnings.push_back("filesystem writes not confined: Landlock is not available on this kernel");
   }
 
   // The cgroup comes first so the helper can join it before it forks the sandbox.
@@ -321,7 +326,6 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   ::close(sync_pipe[1]);
   ::close(go_pipe[0]);
   ::close(report_pipe[1]);
-  if (p.landlock.ruleset_fd >= 0) ::close(p.landlock.ruleset_fd);
   out.pid = pid;
 
   char c = 0;
@@ -371,8 +375,8 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   report.readonly_root = st.readonly_root;
   report.capabilities_dropped = st.caps_dropped;
   if (st.mount_ns && !st.readonly_root) report.warnings.push_back("mounts not made read-only (no mount_setattr)");
-  report.landlock_abi = (spec.use_landlock && p.landlock.abi > 0 && st.landlock_errno == 0) ? p.landlock.abi : 0;
-  if (spec.use_landlock && p.landlock.abi > 0 && st.landlock_errno != 0)
+  report.landlock_abi = (spec.use_landlock && p.landlock_abi > 0 && st.landlock_errno == 0) ? p.landlock_abi : 0;
+  if (spec.use_landlock && p.landlock_abi > 0 && st.landlock_errno != 0)
     report.warnings.push_back(std::string("Landlock not applied: ") + std::strerror(st.landlock_errno));
   report.cgroup = cgroup.path;
   report.file_size_limit_bytes = spec.limits.max_file_bytes;

@@ -36,6 +36,8 @@ struct SandboxSpec {
   bool use_namespaces = true;
   bool use_landlock = true;
   bool use_cgroup = true;
+  bool use_readonly_mounts = true;
+  bool drop_capabilities = true;
   // A trusted helper (the judge's twin) keeps the launcher's uid: nothing to isolate it from.
   bool keep_uid = false;
   // When the launcher runs as root: the unprivileged uid/gid the sandbox runs as outside its

@@ -116,7 +116,7 @@ void Judgement::finish_build_only() {
     ipc::Fields f(reply, "failed");
     throw Ending{f.str("kind", 32) == "needs_cuda" ? Outcome::skipped : Outcome::compile_error, first_line(f.str("message", 8000))};
   }
-  enter(Stage::done);
+  enter(Stage::built);
   throw Ending{Outcome::skipped, "build only (kbv run's build phase)"};
 }
 

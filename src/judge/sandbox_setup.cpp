@@ -82,6 +82,8 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.use_namespaces = !off("KBV_SANDBOX_NAMESPACES");
   spec.use_landlock = !off("KBV_SANDBOX_LANDLOCK");
   spec.use_cgroup = !off("KBV_SANDBOX_CGROUP");
+  spec.use_readonly_mounts = !off("KBV_SANDBOX_READONLY");
+  spec.drop_capabilities = !off("KBV_SANDBOX_CAPS");
   spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid());
   // What the sandbox reads to start: its Python's packages and the candidate.
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};

@@ -1,5 +1,6 @@
 #include "sandbox/candidate_host.hpp"
 
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/util/Exception.h>
 #include <pybind11/pybind11.h>
 
@@ -42,8 +43,15 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
   tf32_ = hello.boolean("tf32");
   ipc::Fields candidate = hello.object("candidate");
   ipc::Fields build = hello.object("build");
-  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(),
-                         build.str("cuda_arch", 16)};
+  // Extensions build for this device's architecture only, the same whoever started the build
+  // (a build phase, an evaluation) and whatever TORCH_CUDA_ARCH_LIST the environment holds: the
+  // same flags every time, so a cached build is reused, never rebuilt.
+  std::string arch = build.str("cuda_arch", 16);
+  if (arch.empty() && device_.is_cuda()) {
+    const cudaDeviceProp* prop = at::cuda::getDeviceProperties(device_.index());
+    arch = std::to_string(prop->major) + "." + std::to_string(prop->minor);
+  }
+  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(), arch};
   try {
     hooks_.emplace(config);
     module_ = torch_host::import_file(candidate.str("path"), candidate.str("module", 64));

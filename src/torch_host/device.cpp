@@ -16,8 +16,13 @@ namespace kbv::torch_host {
 at::Device resolve_device(const std::string& spec) {
   at::Device device(spec);
   if (device.is_cuda()) {
-    if (!at::hasCUDA() || c10::cuda::device_count() == 0)
-      throw std::runtime_error("device '" + spec + "' asked for, but no CUDA device is visible; use --device cpu");
+    if (!at::hasCUDA() || c10::cuda::device_count() == 0) {
+      int count = 0;
+      cudaError_t e = cudaGetDeviceCount(&count);
+      cudaGetLastError();
+      throw std::runtime_error("device '" + spec + "' asked for, but no CUDA device is visible (" +
+                               (e == cudaSuccess ? std::string("none found") : cudaGetErrorString(e)) + "); use --device cpu");
+    }
     if (!device.has_index()) device.set_index(0);
     c10::cuda::set_device(device.index());
   } else if (!device.is_cpu()) {

@@ -175,6 +175,7 @@ SharedBlock SharedBlock::allocate(const std::vector<at::Tensor>& likes, const at
     b.ipc_handle_hex_ = to_hex(handle.reserved, sizeof handle.reserved);
     base = static_cast<char*>(ptr);
     auto owner = std::shared_ptr<void>(ptr, [](void* p) { cudaFree(p); });
+    b.device_memory_ = owner;
     for (std::size_t i = 0; i < likes.size(); ++i) {
       auto options = at::TensorOptions().dtype(likes[i].scalar_type()).device(device);
       b.tensors_.push_back(at::from_blob(base + offsets[i], likes[i].sizes(), likes[i].strides(), [owner](void*) {}, options));

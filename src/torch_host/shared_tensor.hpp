@@ -46,6 +46,7 @@ class SharedBlock {
   std::vector<at::Tensor> tensors_;
   nlohmann::json views_ = nlohmann::json::array();
   std::shared_ptr<ipc::SharedMemory> memory_;  // CPU
+  std::shared_ptr<void> device_memory_;        // GPU: alive as long as the block, tensors or none
   std::string ipc_handle_hex_;                 // GPU
   std::int64_t bytes_ = 0;
 };

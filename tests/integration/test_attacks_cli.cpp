@@ -121,73 +121,83 @@ std::map<std::string, int> Attacks::sample_of_;
 ProcessResult Attacks::result_;
 Listener Attacks::listener_;
 
-TEST_F(Attacks, TheRunFinishesAndStoresEveryVerdict) {
-  EXPECT_TRUE(result_.exited && result_.exit_code == 0) << result_.describe() << "\n" << printed().substr(0, 20000);
-  auto v = verdicts();
-  EXPECT_EQ(v.size(), sample_of_.size()) << printed().substr(0, 20000);
-}
-
-TEST_F(Attacks, NoWrongKernelIsJudgedCorrect) {
-  auto v = verdicts();
-  for (const auto& name : kWrongKernels) {
-    ASSERT_TRUE(v.count(name)) << name << " has no stored verdict";
-    EXPECT_NE(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
-    EXPECT_NE(v[name].outcome, Outcome::internal_error) << name << " is the candidate's doing, not kbv's: " << v[name].reason;
+// One kbv run serves every expectation (ctest runs each test in its own process).
+TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
+  {
+    SCOPED_TRACE("TheRunFinishesAndStoresEveryVerdict");
+    EXPECT_TRUE(result_.exited && result_.exit_code == 0) << result_.describe() << "\n" << printed().substr(0, 20000);
+    auto v = verdicts();
+    EXPECT_EQ(v.size(), sample_of_.size()) << printed().substr(0, 20000);
   }
-  EXPECT_EQ(v["deadline_extension"].outcome, Outcome::timeout) << v["deadline_extension"].reason;
-}
-
-TEST_F(Attacks, HonestCandidatesAreUnchanged) {
-  auto v = verdicts();
-  for (const std::string name : {"honest_extension", "honest_torch"}) {
-    EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
-    for (const auto& f : v[name].flags) EXPECT_NE(f.name, "build_cache_tampered") << name << ": " << f.evidence;
+  {
+    SCOPED_TRACE("NoWrongKernelIsJudgedCorrect");
+    auto v = verdicts();
+    for (const auto& name : kWrongKernels) {
+      ASSERT_TRUE(v.count(name)) << name << " has no stored verdict";
+      EXPECT_NE(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+      EXPECT_NE(v[name].outcome, Outcome::internal_error) << name << " is the candidate's doing, not kbv's: " << v[name].reason;
+    }
+    // It writes its stage messages into the channel (protocol_violation) or sleeps out the
+    // run limit (timeout): either way it ends within the limit it was given (20 s).
+    const auto& d = v["deadline_extension"];
+    EXPECT_TRUE(d.outcome == Outcome::timeout || d.outcome == Outcome::protocol_violation) << d.reason;
+    EXPECT_LT(d.wall_seconds, 20 + 30) << "the run limit held: " << d.reason;
   }
-  for (const auto& name : kRightKernels) EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
-}
-
-TEST_F(Attacks, TheStoreHoldsWhatTheJudgeDecided) {
-  // db_rewrite and the late daemon set every outcome to correct if they could write the DB.
-  auto v = verdicts();
-  EXPECT_NE(v["db_rewrite"].outcome, Outcome::correct);
-  EXPECT_NE(v["late_verdict_escaped"].outcome, Outcome::correct);
-  EXPECT_NE(v["forged_verdict"].outcome, Outcome::correct);
-}
-
-TEST_F(Attacks, NoProcessIsLeftBehind) {
-  EXPECT_FALSE(process_with_marker("kbv-attack-child")) << "fork_children left a process";
-  EXPECT_FALSE(process_with_marker("kbv-attack-late-verdict")) << "the setsid daemon survived";
-}
-
-TEST_F(Attacks, NothingReachesTheNetwork) { EXPECT_FALSE(listener_.heard_anything()); }
-
-TEST_F(Attacks, NoSecretLeaks) {
-  auto v = verdicts();
-  for (const auto& [name, verdict] : v) EXPECT_EQ(nlohmann::json(verdict).dump().find(kSecret), std::string::npos) << name;
-  EXPECT_NE(v["read_secrets"].output_tail.find("ATTACK read_secrets"), std::string::npos)
-      << "the attack ran and reported: " << v["read_secrets"].output_tail.substr(0, 2000);
-}
-
-TEST_F(Attacks, NothingIsWrittenOutsideTheSandbox) {
-  EXPECT_FALSE(fs::exists(root_ / "runs" / "attacks" / "kbv_attack_marker.py"));
-  EXPECT_FALSE(fs::exists(root_ / "suite" / "level1" / "kbv_attack_marker.py"));
-  auto python = testing::kSource;  // torch's own folder: found through the venv's python
-  ProcessSpec which;
-  which.argv = {"python3", "-c", "import torch, os; print(os.path.dirname(torch.__file__))"};
-  auto r = run_process(which, Clock::now() + std::chrono::seconds(60));
-  std::string torch_dir = r.output_head.substr(0, r.output_head.find('\n'));
-  if (!torch_dir.empty()) EXPECT_FALSE(fs::exists(fs::path(torch_dir) / "kbv_attack_marker.py")) << torch_dir;
-  // No file of big_file's grew past the 1 GiB file-size limit.
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec)) EXPECT_LE(it->file_size(ec), 1ull << 30) << it->path();
-}
-
-TEST_F(Attacks, EveryVerdictSaysWhatIsolatedIt) {
-  auto v = verdicts();
-  const auto& iso = v["honest_torch"].isolation;
-  ASSERT_TRUE(iso.is_object()) << "the verdict records the sandbox's isolation";
-  for (const char* key : {"pid_namespace", "network_namespace", "landlock_abi", "warnings"}) EXPECT_TRUE(iso.contains(key)) << key;
+  {
+    SCOPED_TRACE("HonestCandidatesAreUnchanged");
+    auto v = verdicts();
+    for (const std::string name : {"honest_extension", "honest_torch"}) {
+      EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+      for (const auto& f : v[name].flags) EXPECT_NE(f.name, "build_cache_tampered") << name << ": " << f.evidence;
+    }
+    for (const auto& name : kRightKernels) EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+  }
+  {
+    SCOPED_TRACE("TheStoreHoldsWhatTheJudgeDecided");
+    // db_rewrite and the late daemon set every outcome to correct if they could write the DB.
+    auto v = verdicts();
+    EXPECT_NE(v["db_rewrite"].outcome, Outcome::correct);
+    EXPECT_NE(v["late_verdict_escaped"].outcome, Outcome::correct);
+    EXPECT_NE(v["forged_verdict"].outcome, Outcome::correct);
+  }
+  {
+    SCOPED_TRACE("NoProcessIsLeftBehind");
+    EXPECT_FALSE(process_with_marker("kbv-attack-child")) << "fork_children left a process";
+    EXPECT_FALSE(process_with_marker("kbv-attack-late-verdict")) << "the setsid daemon survived";
+  }
+  {
+    SCOPED_TRACE("NoSecretLeaks");
+    auto v = verdicts();
+    for (const auto& [name, verdict] : v) EXPECT_EQ(nlohmann::json(verdict).dump().find(kSecret), std::string::npos) << name;
+    EXPECT_NE(v["read_secrets"].output_tail.find("ATTACK read_secrets"), std::string::npos)
+        << "the attack ran and reported: " << v["read_secrets"].output_tail.substr(0, 2000);
+  }
+  {
+    SCOPED_TRACE("NothingIsWrittenOutsideTheSandbox");
+    EXPECT_FALSE(fs::exists(root_ / "runs" / "attacks" / "kbv_attack_marker.py"));
+    EXPECT_FALSE(fs::exists(root_ / "suite" / "level1" / "kbv_attack_marker.py"));
+    auto python = testing::kSource;  // torch's own folder: found through the venv's python
+    ProcessSpec which;
+    which.argv = {"python3", "-c", "import torch, os; print(os.path.dirname(torch.__file__))"};
+    auto r = run_process(which, Clock::now() + std::chrono::seconds(60));
+    std::string torch_dir = r.output_head.substr(0, r.output_head.find('\n'));
+    if (!torch_dir.empty()) EXPECT_FALSE(fs::exists(fs::path(torch_dir) / "kbv_attack_marker.py")) << torch_dir;
+    // No file of big_file's grew past the 1 GiB file-size limit.
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) EXPECT_LE(it->file_size(ec), 1ull << 30) << it->path();
+  }
+  {
+    SCOPED_TRACE("EveryVerdictSaysWhatIsolatedIt");
+    auto v = verdicts();
+    const auto& iso = v["honest_torch"].isolation;
+    ASSERT_TRUE(iso.is_object()) << "the verdict records the sandbox's isolation";
+    for (const char* key : {"pid_namespace", "network_namespace", "landlock_abi", "warnings"}) EXPECT_TRUE(iso.contains(key)) << key;
+  }
+  {
+    SCOPED_TRACE("NothingReachesTheNetwork");
+    EXPECT_FALSE(listener_.heard_anything());
+  }
 }
 
 }  // namespace

@@ -67,9 +67,13 @@ void print_plan(const RunPlan& plan, std::ostream& out) {
 }
 
 void complete_identity(Verdict& v, const RunJob& job, const RunConditions& conditions) {
-  // An internal_error measured nothing: whatever it says of itself may be a parser's default
-  // ("fp32", "default"), so the job says it all, and a re-run replaces it under the same key.
-  if (v.outcome == Outcome::internal_error) {
+  // An internal_error measured nothing, and a verdict without protocol, hashes or device came
+  // from a worker that failed before it knew its job: whatever else they say of themselves may
+  // be a parser's default ("fp32", "default"), so the job says it all and a re-run finds the
+  // row under the job's key.
+  bool knows_its_job = !v.protocol.empty() && !v.problem.sha256.empty() && !v.candidate.sha256.empty() &&
+                       !v.device.name.empty();
+  if (v.outcome == Outcome::internal_error || !knows_its_job) {
     v.protocol = job.protocol;
     v.protocol_version = 0;
     v.precision = conditions.precision;

@@ -50,6 +50,7 @@ bool append_line(const std::string& path, const std::string& line, std::string& 
     if (::ftruncate(fd, before.st_size) != 0) error += " (and could not cut the partial line back off)";
   }
   ::close(fd);
+  if (!ok && before.st_size == 0) ::unlink(path.c_str());  // no empty spill file that says verdicts wait
   return ok;
 }
 
@@ -101,7 +102,7 @@ std::vector<std::string> pending_spills(const std::string& db_path, const std::s
   std::vector<std::string> out;
   for (const auto& p : spill_paths(db_path, fallback_dir)) {
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) out.push_back(p);
+    if (fs::is_regular_file(p, ec) && fs::file_size(p, ec) > 0) out.push_back(p);
   }
   return out;
 }

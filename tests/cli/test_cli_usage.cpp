@@ -11,6 +11,7 @@ struct UsageCase {
   std::string name;
   std::vector<std::string> args;  // "{suite}", "{runs}", "{db}", "{problem}", "{candidate}", "{dir}" are filled in
   std::string says;               // part of the message
+  friend void PrintTo(const UsageCase& c, std::ostream* os) { *os << c.name; }
 };
 
 class UsageErrors : public ::testing::TestWithParam<UsageCase> {};

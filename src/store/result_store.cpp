@@ -217,18 +217,20 @@ std::string verdict_to_json_text(const Verdict& v) {
 
 struct ResultStore::Impl {
   std::mutex mu;  // one connection and cached statements: calls from several threads take turns
+  SqliteDb::Mode sqlite_mode;  // before db: it decides how db opens
   SqliteDb db;
   int version = 0;
   std::string open_note;
   std::optional<SqliteStatement> upsert, has, get, delete_stale, summary;
 
-  static SqliteDb::Mode sqlite_mode(const std::string& path, Mode mode) {
+  static SqliteDb::Mode sqlite_mode_for(const std::string& path, Mode mode) {
     if (mode == Mode::read_write) return SqliteDb::Mode::read_write;
     return cannot_write(path) ? SqliteDb::Mode::immutable : SqliteDb::Mode::read_only;
   }
 
-  Impl(const std::string& path, Mode mode, int busy_timeout_ms) : db(path, sqlite_mode(path, mode), busy_timeout_ms) {
-    if (sqlite_mode(path, mode) == SqliteDb::Mode::immutable) open_note = immutable_note(path);
+  Impl(const std::string& path, Mode mode, int busy_timeout_ms)
+      : sqlite_mode(sqlite_mode_for(path, mode)), db(path, sqlite_mode, busy_timeout_ms) {
+    if (sqlite_mode == SqliteDb::Mode::immutable) open_note = immutable_note(path);
     if (mode == Mode::read_write) {
       refuse_if_damaged();
       // WAL: readers (kbv report) never block the writer; NORMAL sync is durable in WAL mode

@@ -207,7 +207,7 @@ TEST_F(StoreRobustness, WriterSpillsWhenTheDbStaysLockedAndImportBringsItBack) {
     VerdictSpill spill(path_, "");
     VerdictWriter writer(store, spill, WriteRetry{0.3, 0.05, 0.1});
     std::atomic<bool> held{false};
-    auto other = hold_write_lock(path_, 1.0, held);
+    auto other = hold_write_lock(path_, 2.0, held);
     while (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_EQ(writer.put(make_sample(f), make_verdict(f), 0), VerdictWriter::Where::spill);
     EXPECT_TRUE(writer.db_failed());

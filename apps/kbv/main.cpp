@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
       for (const auto& [flag, path] : {std::pair{"--md", report.md}, {"--html", report.html}, {"--csv", report.csv},
                                        {"--json", report.json}})
         if (!path.empty()) kbv::check_output_writable(flag, path);
-      report.spill_fallback_dir = kbv::default_cache_dir() + "/spill";
+      report.spill_fallback_dir = kbv::spill_fallback_dir();
       return kbv::run_report_command(report, std::cout);
     }
     if (*x) return kbv::run_export_command(exp, std::cout);
@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
       if (rc != 0) return rc;
       kbv::ReportCommand rep;
       rep.db = gen_db;
-      rep.spill_fallback_dir = kbv::default_cache_dir() + "/spill";
+      rep.spill_fallback_dir = kbv::spill_fallback_dir();
       return kbv::run_report_command(rep, std::cout);
     }
   } catch (const CLI::ParseError& err) {

@@ -148,9 +148,9 @@ void print_scan_notes(const RunScan& scan, const RunPlan* plan, std::ostream& ou
     for (const auto& u : plan->unreadable) out << fmt::format("kbv run: skipped {}: cannot read it ({})\n", u.path, u.why);
 }
 
-std::string spill_fallback_dir() { return default_cache_dir() + "/spill"; }
-
 }  // namespace
+
+std::string spill_fallback_dir() { return default_cache_dir() + "/spill"; }
 
 void check_run_options(RunOptions& o, std::ostream& out) {
   if (o.protocols.empty()) throw UsageError("--protocol needs at least one of standard, verified, strict");
@@ -231,9 +231,14 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   record.device_name = conditions.device.name;
   record.protocol = o.protocols.size() == 1 ? o.protocols.front() : "several";
   record.precision = o.precision;
-  record.options = {{"problems", o.problems_dir}, {"runs", o.runs_dir},        {"protocols", o.protocols},
-                    {"size", conditions.size},    {"devices", devices},         {"time_budget", o.time_budget},
-                    {"compile_timeout", o.compile_timeout}, {"run_timeout", o.run_timeout}};
+  record.options = {{"problems", o.problems_dir},
+                    {"runs", o.runs_dir},
+                    {"protocols", o.protocols},
+                    {"size", conditions.size},
+                    {"devices", devices},
+                    {"time_budget", o.time_budget},
+                    {"compile_timeout", o.compile_timeout},
+                    {"run_timeout", o.run_timeout}};
   const std::int64_t run_id = store.begin_run(record);
   RunRecordCloser closer(store, run_id);
 
@@ -248,7 +253,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   if (!o.quiet)
     out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate{}, {} already in {}\n", scan.matched.size(),
                        o.protocols.size(), todo.size(),
-                       again ? fmt::format(" ({} again: internal errors, timeouts under smaller limits)", again) : "",
+                       again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
+                             : "",
                        already, o.db_path);
 
   VerdictSpill spill(o.db_path, spill_fallback_dir());

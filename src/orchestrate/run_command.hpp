@@ -39,6 +39,10 @@ struct RunOptions {
   bool quiet = false;
 };
 
+// Where kbv run spills verdicts when the DB's own folder cannot take them either:
+// $KBV_CACHE/spill (docs/store.md, "Store failures and the spill file"). kbv report looks there too.
+std::string spill_fallback_dir();
+
 // Throws UsageError for a value that cannot work (a limit of 0, NaN, an unknown protocol, an
 // unusable --build-dir), before any work. Merges a protocol given twice, with a note on `out`.
 void check_run_options(RunOptions& options, std::ostream& out);

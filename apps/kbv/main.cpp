@@ -16,8 +16,10 @@
 #include "core/version.hpp"
 #include "generate/generate_command.hpp"
 #include "orchestrate/audit_command.hpp"
+#include "orchestrate/device_spec.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
+#include "orchestrate/option_checks.hpp"
 #include "orchestrate/run_command.hpp"
 #include "report/report_command.hpp"
 #include "report/verdict_text.hpp"
@@ -26,7 +28,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
 
 std::uint64_t fresh_secret() {
   std::random_device rd;
@@ -55,11 +56,22 @@ struct EvalOptions {
   bool quiet = false;
 };
 
-int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
+// Every value that cannot work is a usage error before the worker starts.
+void check_eval_options(const EvalOptions& o) {
   require_file(o.problem, "problem");
   require_file(o.candidate, "candidate");
   kbv::protocol_by_name(o.protocol);      // validates
   kbv::precision_from_name(o.precision);  // validates
+  kbv::check_positive("--compile-timeout", o.compile_timeout);
+  kbv::check_positive("--run-timeout", o.run_timeout);
+  kbv::check_positive("--time-budget", o.time_budget);
+  if (o.tolerance) kbv::check_non_negative("--tolerance", *o.tolerance);
+  if (!o.json_path.empty()) kbv::check_output_writable("--json", o.json_path);
+  if (!o.build_dir.empty()) kbv::check_folder_writable("--build-dir", o.build_dir);
+}
+
+int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
+  check_eval_options(o);
 
   kbv::EvaluationRun run;
   run.worker_path = kbv::find_worker_executable();
@@ -69,7 +81,7 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   job.candidate_path = fs::absolute(o.candidate).string();
   job.protocol = o.protocol;
   job.precision = o.precision;
-  job.device = o.device;
+  job.device = kbv::normalize_device(o.device);
   if (job.device == "auto") {
     job.device = kbv::default_device();
     if (job.device == "cpu" && !o.quiet)
@@ -86,13 +98,32 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   run.limits.run_timeout_seconds = o.run_timeout;
 
   kbv::Verdict verdict = kbv::run_evaluation(run);
+  verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};
   if (!o.quiet) std::cout << kbv::format_verdict(verdict);
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
-    if (!out) throw kbv::UsageError("cannot write '" + o.json_path + "'");
     out << nlohmann::json(verdict).dump(2) << "\n";
+    if (!out) throw std::runtime_error("could not write '" + o.json_path + "' (disk full?)");
   }
   return 0;
+}
+
+// CLI11 reports its own parse errors with codes 104-114; every usage error of kbv exits 2.
+int exit_for_parse_error(const CLI::App& app, const CLI::ParseError& err) {
+  int code = app.exit(err);  // prints the message (and "Run with --help for more information.")
+  return code == 0 ? 0 : 2;  // --help and --version are successes
+}
+
+void check_generate_options(const kbv::gen::GenerateOptions& g) {
+  kbv::check_at_least_one("--samples", g.samples);
+  kbv::check_at_least_one("--concurrency", g.concurrency);
+  kbv::check_at_least_one("--max-tokens", g.max_tokens);
+  kbv::check_non_negative("--temperature", g.temperature);
+  kbv::check_positive("--timeout", g.timeout_seconds);
+  kbv::check_positive("--connect-timeout", g.connect_timeout_seconds);
+  kbv::check_non_negative("--backoff", g.backoff_base_seconds);
+  kbv::check_non_negative("--backoff-max", g.backoff_max_seconds);
+  if (g.retries < 0) throw kbv::UsageError("--retries " + std::to_string(g.retries) + " must be 0 or more");
 }
 
 }  // namespace
@@ -115,7 +146,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"standard", "verified", "strict"}));
   e->add_option("--precision", eval.precision, "fp32 | bf16 | fp16")->capture_default_str()
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  e->add_option("--device", eval.device, "cuda:N | cpu | auto (a GPU when one is present)")->capture_default_str();
+  e->add_option("--device", eval.device, "cuda:N | cuda | cpu | auto (a GPU when one is present)")->capture_default_str();
   e->add_option("--size", eval.size, "default | small (the problem's KBV_SMALL) | auto (small on the CPU)")
       ->capture_default_str()->check(CLI::IsMember({"auto", "default", "small"}));
   e->add_option("--json", eval.json_path, "Also write the verdict as JSON (schema: docs/verdict-schema.md)");
@@ -138,8 +169,22 @@ int main(int argc, char** argv) {
       ->delimiter(',')->check(CLI::IsMember({"standard", "verified", "strict"}));
   rn->add_option("--precision", runopt.precision, "fp32 | bf16 | fp16")->capture_default_str()
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  rn->add_option("--gpus", runopt.devices, "Devices, e.g. cuda:0,cuda:1 (default: every GPU, else the CPU)")->delimiter(',');
+  std::vector<std::string> run_devices;
+  rn->add_option("--device", run_devices, "Devices: cuda:N (repeat or comma-separate), cuda, cpu, auto (default: every GPU, else the CPU)")
+      ->delimiter(',');
+  // The older spelling, still accepted (kbv run --gpus 0,1); not in --help.
+  rn->add_option("--gpus", run_devices, "Same as --device")->delimiter(',')->group("");
   rn->add_option("--jobs", runopt.jobs, "Parallel builds (default: the number of cores)");
+  std::optional<int> run_level;
+  rn->add_option("--level", run_level, "Only candidates of this level");
+  std::vector<int> run_ids;
+  rn->add_option("--ids", run_ids, "Only these problem ids, e.g. 1,2,19")->delimiter(',');
+  std::vector<std::string> run_names;
+  rn->add_option("--run", run_names, "Only these runs (runs/<run> folder names); repeat or comma-separate")->delimiter(',');
+  rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
+  rn->add_option("--store-wait", runopt.store_wait,
+                 "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")
+      ->capture_default_str();
   rn->add_option("--size", runopt.size, "default | small | auto (small on the CPU)")->capture_default_str()
       ->check(CLI::IsMember({"auto", "default", "small"}));
   rn->add_option("--build-dir", runopt.build_dir, "Build cache (default $KBV_CACHE/builds or ~/.cache/kbv/builds)");
@@ -153,7 +198,7 @@ int main(int argc, char** argv) {
   kbv::AuditOptions audit;
   auto* au = app.add_subcommand("audit", "Check problems alone: finite reference, some distribution discriminates (not degenerate)");
   au->add_option("paths", audit.paths, "Problem files or suites (folders with level1/...)")->required();
-  au->add_option("--device", audit.device, "cuda:N | cpu | auto")->capture_default_str();
+  au->add_option("--device", audit.device, "cuda:N | cuda | cpu | auto")->capture_default_str();
   au->add_option("--size", audit.size, "default | small | auto (small on the CPU)")->capture_default_str()
       ->check(CLI::IsMember({"auto", "default", "small"}));
   au->add_option("--precision", audit.precision, "fp32 | bf16 | fp16")->capture_default_str()
@@ -222,16 +267,36 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (*e) return run_eval(eval, args);
-    if (*au) return kbv::run_audit_command(audit, std::cout);
+    if (*au) {
+      audit.device = kbv::normalize_device(audit.device);
+      kbv::check_at_least_one("--jobs", audit.jobs);
+      kbv::check_positive("--timeout", audit.timeout);
+      if (!audit.json_path.empty()) kbv::check_output_writable("--json", audit.json_path);
+      return kbv::run_audit_command(audit, std::cout);
+    }
     if (*rn) {
-      for (auto& d : runopt.devices)
-        if (d.find(':') == std::string::npos && d != "cpu") d = "cuda:" + d;  // --gpus 0,1
+      runopt.devices = kbv::normalize_devices(run_devices);
+      if (rn->count("--jobs")) kbv::check_at_least_one("--jobs", runopt.jobs);
+      if (run_level) kbv::check_at_least_one("--level", *run_level);
+      runopt.filter.level = run_level;
+      runopt.filter.problem_ids.insert(run_ids.begin(), run_ids.end());
+      runopt.filter.runs.insert(run_names.begin(), run_names.end());
       return kbv::run_command(runopt, args, std::cout);
     }
-    if (*c) return kbv::scan::run_check_command(check, std::cout);
-    if (*r) return kbv::run_report_command(report, std::cout);
+    if (*c) {
+      if (!check.json.empty()) kbv::check_output_writable("--json", check.json);
+      return kbv::scan::run_check_command(check, std::cout);
+    }
+    if (*r) {
+      for (const auto& [flag, path] : {std::pair{"--md", report.md}, {"--html", report.html}, {"--csv", report.csv},
+                                       {"--json", report.json}})
+        if (!path.empty()) kbv::check_output_writable(flag, path);
+      report.spill_fallback_dir = kbv::spill_fallback_dir();
+      return kbv::run_report_command(report, std::cout);
+    }
     if (*x) return kbv::run_export_command(exp, std::cout);
     if (*g) {
+      check_generate_options(gen);
       int rc = kbv::gen::run_generate_command(gen, std::cout);
       if (rc != 0 || !gen_then_run) return rc;
       // --then-run: evaluate the run folder just written, then the leaderboard of the DB.
@@ -246,10 +311,11 @@ int main(int argc, char** argv) {
       if (rc != 0) return rc;
       kbv::ReportCommand rep;
       rep.db = gen_db;
+      rep.spill_fallback_dir = kbv::spill_fallback_dir();
       return kbv::run_report_command(rep, std::cout);
     }
   } catch (const CLI::ParseError& err) {
-    return app.exit(err);
+    return exit_for_parse_error(app, err);
   } catch (const kbv::UsageError& err) {
     std::cerr << "kbv: " << err.what() << "\n";
     return 2;

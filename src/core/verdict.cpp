@@ -51,6 +51,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingResult, clock, primary_bas
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
                                                 resident_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerdictLimits, compile_timeout_seconds, run_timeout_seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, method, candidate, baseline,
                                                 ratio_allocated, ratio_device, ratio_footprint)
 
@@ -107,6 +108,7 @@ void to_json(nlohmann::json& j, const Verdict& v) {
   put_optional(j, "correctness", v.correctness);
   put_optional(j, "timing", v.timing);
   put_optional(j, "memory", v.memory);
+  put_optional(j, "limits", v.limits);
 }
 
 void from_json(const nlohmann::json& j, Verdict& v) {
@@ -132,6 +134,7 @@ void from_json(const nlohmann::json& j, Verdict& v) {
   get_optional(j, "correctness", v.correctness);
   get_optional(j, "timing", v.timing);
   get_optional(j, "memory", v.memory);
+  get_optional(j, "limits", v.limits);
 }
 
 }  // namespace kbv

@@ -167,6 +167,13 @@ struct Flag {
   bool operator==(const Flag&) const = default;
 };
 
+// The time limits an evaluation ran under, as kbv run and kbv eval set them (0: unknown). A
+// stored timeout is evaluated again by a re-run with a larger limit (docs/store.md, "Resume").
+struct VerdictLimits {
+  double compile_timeout_seconds = 0;
+  double run_timeout_seconds = 0;
+};
+
 struct Verdict {
   std::string schema = kVerdictSchema;
   std::string protocol;
@@ -194,6 +201,7 @@ struct Verdict {
   // stage messages ("start" = process start-up until the worker's first message). Where an
   // evaluation's time goes: start-up, build, correctness, timing, memory.
   std::map<std::string, double> stage_seconds;
+  std::optional<VerdictLimits> limits;  // absent in verdicts written before kbv recorded them
 };
 
 void to_json(nlohmann::json& j, const Outcome& o);

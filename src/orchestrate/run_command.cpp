@@ -1,49 +1,101 @@
 #include "orchestrate/run_command.hpp"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <random>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
-#include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "orchestrate/built_index.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
-#include "orchestrate/run_scan.hpp"
+#include "orchestrate/option_checks.hpp"
+#include "orchestrate/run_plan.hpp"
+#include "orchestrate/run_progress.hpp"
 #include "orchestrate/run_throughput.hpp"
 #include "orchestrate/subprocess.hpp"
+#include "store/db_run_lock.hpp"
 #include "store/result_store.hpp"
+#include "store/verdict_spill.hpp"
+#include "store/verdict_writer.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kbv {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+// Why the run stops before its end. Set from the signal handler and from the worker threads;
+// the first reason wins.
+enum StopReason : int { kNotStopping = 0, kStopSignal = 1, kStopStoreFailed = 2 };
+std::atomic<bool> g_stop{false};  // cancels the workers in flight (EvaluationRun::cancel)
+std::atomic<int> g_stop_reason{kNotStopping};
 
-extern "C" void on_interrupt(int) { g_interrupted = true; }
+void request_stop(StopReason why) {
+  int none = kNotStopping;
+  g_stop_reason.compare_exchange_strong(none, why);
+  g_stop = true;
+}
 
-// One evaluation to do: a candidate, its problem, a protocol.
-struct Job {
-  CandidateFile candidate;
-  ProblemFile problem;
-  std::string protocol;
-  std::string candidate_sha;
-  std::string problem_sha;
+extern "C" void on_stop_signal(int) { request_stop(kStopSignal); }  // lock-free atomics only
+
+// Ctrl-C, SIGTERM (a batch system's kill) and SIGHUP (a closed terminal) stop the run cleanly
+// for as long as it runs; the previous handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop = false;
+    g_stop_reason = kNotStopping;
+    for (int s : kSignals) previous_[s] = std::signal(s, on_stop_signal);
+  }
+  ~StopSignals() {
+    for (const auto& [s, handler] : previous_) std::signal(s, handler);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  std::map<int, void (*)(int)> previous_;
+};
+
+// The run's row says how it ended on every way out: finished, interrupted, or failed when an
+// exception leaves run_command. Closing never throws: a store that cannot take it leaves the
+// row `running`, and the next open marks it interrupted (its process is gone by then).
+class RunRecordCloser {
+ public:
+  RunRecordCloser(ResultStore& store, std::int64_t run_id) : store_(store), run_id_(run_id) {}
+  ~RunRecordCloser() {
+    if (!closed_) close("failed");
+  }
+  RunRecordCloser(const RunRecordCloser&) = delete;
+  RunRecordCloser& operator=(const RunRecordCloser&) = delete;
+
+  void close(const std::string& status, const nlohmann::json& extra = nlohmann::json::object()) noexcept {
+    closed_ = true;
+    try {
+      store_.finish_run(run_id_, status, extra);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kbv run: could not mark run %lld %s in the DB (%s); the next kbv run marks it interrupted\n",
+                   static_cast<long long>(run_id_), status.c_str(), e.what());
+    }
+  }
+
+ private:
+  ResultStore& store_;
+  std::int64_t run_id_;
+  bool closed_ = false;
 };
 
 // The device as the worker sees it (name, capability, memory): the store keys verdicts by it.
@@ -66,138 +118,196 @@ DeviceInfo probe_device(const std::string& worker, const std::string& device) {
   return *info;
 }
 
-// Progress on stderr: one rewritten line on a terminal, a line per finished job otherwise.
-class Progress {
- public:
-  Progress(std::size_t builds, std::size_t evals, bool quiet)
-      : builds_(builds), evals_(evals), quiet_(quiet), tty_(::isatty(2)), start_(std::chrono::steady_clock::now()) {}
-
-  void built(const std::string& what) { update(++built_, done_, what); }
-  void evaluated(const std::string& what) { update(built_, ++done_, what); }
-  void finish() {
-    if (tty_ && !quiet_) std::fputs("\n", stderr);
-  }
-
- private:
-  void update(std::size_t built, std::size_t done, const std::string& what) {
-    if (quiet_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::string eta = "-";
-    if (done > 0 && evals_ > done) {
-      double left = elapsed / static_cast<double>(done) * static_cast<double>(evals_ - done);
-      eta = fmt::format("{}m{:02}s", static_cast<int>(left) / 60, static_cast<int>(left) % 60);
-    }
-    std::string line = fmt::format("[build {}/{}] [eval {}/{}] {:.1f} eval/min, ETA {}  {}", built, builds_, done, evals_,
-                                   elapsed > 0 ? static_cast<double>(done) * 60.0 / elapsed : 0.0, eta, what);
-    if (tty_) {
-      if (line.size() > 150) line = line.substr(0, 150);
-      std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-    std::fflush(stderr);
-  }
-
-  std::size_t builds_, evals_;
-  std::size_t built_ = 0, done_ = 0;
-  bool quiet_, tty_;
-  std::chrono::steady_clock::time_point start_;
-  std::mutex mutex_;
-};
-
-std::string job_label(const Job& j) {
+std::string job_label(const RunJob& j) {
   return fmt::format("{} L{} P{} S{} {}", j.candidate.run, j.candidate.level, j.candidate.problem_id, j.candidate.sample_id,
                      j.protocol);
 }
 
-}  // namespace
+// kbv could not run the evaluation at all (the worker would not start): kbv's fault, evaluated
+// again by the next run.
+Verdict internal_error_verdict(const std::string& what) {
+  Verdict v;
+  v.outcome = Outcome::internal_error;
+  v.stage = "start";
+  v.reason = "kbv could not run the evaluation (" + what + "); kbv's fault, not the candidate's: the next kbv run evaluates it again";
+  return v;
+}
 
-int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::ostream& out) {
-  for (const auto& p : o.protocols) protocol_by_name(p);  // validates
-  precision_from_name(o.precision);
-  const std::string worker = find_worker_executable();
-  RunScan scan = scan_run(o.problems_dir, o.runs_dir);
+void print_scan_notes(const RunScan& scan, const RunPlan* plan, std::ostream& out) {
+  for (const auto& s : scan.skipped) out << fmt::format("kbv run: skipped {}: {}\n", s.path, s.why);
+  for (const auto& d : scan.duplicates) {
+    std::string files;
+    for (const auto& p : d.paths) files += " " + p;
+    out << fmt::format("kbv run: note: level {} problem {} has more than one file ({}); no candidate needs it here, but "
+                       "rename or remove all but one before one does\n",
+                       d.level, d.id, files.substr(1));
+  }
   for (const auto& c : scan.unmatched)
     out << fmt::format("kbv run: no problem level {} id {} for {}; skipped\n", c.level, c.problem_id, c.path);
+  if (plan)
+    for (const auto& u : plan->unreadable) out << fmt::format("kbv run: skipped {}: cannot read it ({})\n", u.path, u.why);
+}
+
+}  // namespace
+
+std::string spill_fallback_dir() { return default_cache_dir() + "/spill"; }
+
+void check_run_options(RunOptions& o, std::ostream& out) {
+  if (o.protocols.empty()) throw UsageError("--protocol needs at least one of standard, verified, strict");
+  std::vector<std::string> unique;
+  for (const auto& p : o.protocols) {
+    protocol_by_name(p);  // validates
+    if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(p);
+    else out << fmt::format("kbv run: note: --protocol {} given more than once; evaluating it once\n", p);
+  }
+  o.protocols = unique;
+  precision_from_name(o.precision);
+  check_positive("--compile-timeout", o.compile_timeout);
+  check_positive("--run-timeout", o.run_timeout);
+  check_positive("--time-budget", o.time_budget);
+  check_positive("--store-wait", o.store_wait);
+  if (o.jobs < 0) throw UsageError(fmt::format("--jobs {} must be at least 1", o.jobs));
+  if (o.size != "auto" && o.size != "default" && o.size != "small")
+    throw UsageError("--size '" + o.size + "': write default, small or auto");
+  fs::path db_dir = fs::absolute(o.db_path).parent_path();
+  if (!fs::is_directory(db_dir))
+    throw UsageError(fmt::format("--db '{}': folder '{}' does not exist; create it or pass another path", o.db_path,
+                                 db_dir.string()));
+}
+
+int run_command(const RunOptions& options, const std::vector<std::string>& argv, std::ostream& out) {
+  RunOptions o = options;
+  check_run_options(o, out);
+  const std::string build_root =
+      fs::absolute(o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir).string();
+  if (!o.list) check_folder_writable("--build-dir", build_root);  // else every candidate would fail on it
+  const std::string worker = find_worker_executable();
+  RunScan scan = scan_run(o.problems_dir, o.runs_dir, o.filter);
 
   std::vector<std::string> devices = o.devices.empty() ? detect_devices() : o.devices;
   const bool cpu = devices.front() == "cpu";
-  const std::string size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
-  const std::string build_root = fs::absolute(o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir).string();
+  RunConditions conditions;
+  conditions.precision = o.precision;
+  conditions.size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
+  conditions.limits = {o.compile_timeout, o.run_timeout};
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
+  conditions.device = probe_device(worker, devices.front());
 
-  DeviceInfo device = probe_device(worker, devices.front());
-  ResultStore store(o.db_path);
+  if (o.list) {  // reads the DB if there is one; writes nothing
+    std::optional<ResultStore> stored;
+    if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
+    RunPlan plan = plan_run(scan, o.protocols, conditions, stored ? &*stored : nullptr);
+    print_scan_notes(scan, &plan, out);
+    print_plan(plan, out);
+    return 0;
+  }
+
+  std::optional<DbRunLock> lock;
+  try {
+    lock.emplace(o.db_path);
+  } catch (const DbBusyError& e) {
+    std::cerr << "kbv run: " << e.what() << "\n";
+    return kExitDbBusy;
+  }
+  const int busy_ms = static_cast<int>(std::min<double>(kDefaultBusyTimeoutMs, o.store_wait * 1000));
+  ResultStore store(o.db_path, ResultStore::Mode::read_write, busy_ms);
+  {
+    SpillImport imported = import_spills(store, o.db_path, spill_fallback_dir());
+    for (const auto& f : imported.files)
+      out << fmt::format("kbv run: imported verdicts kept from an earlier run's store failure: {}\n", f);
+    if (imported.imported || imported.unreadable_lines)
+      out << fmt::format("kbv run: {} verdict(s) imported into {}{}\n", imported.imported, o.db_path,
+                         imported.unreadable_lines
+                             ? fmt::format("; {} unreadable line(s) kept in <spill>.bad", imported.unreadable_lines)
+                             : "");
+  }
+
+  StopSignals stop_signals;  // from here on a signal ends the run through the code below
   RunRecord record;
   record.argv = argv;
   record.kbv_version = kVersion;
   record.git_commit = kGitCommit;
-  record.device_fingerprint = device_fingerprint(device);
-  record.device_name = device.name;
+  record.device_fingerprint = device_fingerprint(conditions.device);
+  record.device_name = conditions.device.name;
   record.protocol = o.protocols.size() == 1 ? o.protocols.front() : "several";
   record.precision = o.precision;
-  record.options = {{"problems", o.problems_dir}, {"runs", o.runs_dir}, {"protocols", o.protocols}, {"size", size},
-                    {"devices", devices}, {"time_budget", o.time_budget}};
+  record.options = {{"problems", o.problems_dir},
+                    {"runs", o.runs_dir},
+                    {"protocols", o.protocols},
+                    {"size", conditions.size},
+                    {"devices", devices},
+                    {"time_budget", o.time_budget},
+                    {"compile_timeout", o.compile_timeout},
+                    {"run_timeout", o.run_timeout}};
   const std::int64_t run_id = store.begin_run(record);
+  RunRecordCloser closer(store, run_id);
 
-  // What is left to do: the store's natural key decides (a re-run resumes).
-  std::vector<Job> todo;
-  std::size_t already = 0;
-  for (const auto& [candidate, problem] : scan.matched) {
-    Job base{candidate, problem, "", sha256_file(candidate.path), sha256_file(problem.path)};
-    for (const auto& protocol : o.protocols) {
-      Job job = base;
-      job.protocol = protocol;
-      Verdict probe;
-      probe.problem.sha256 = job.problem_sha;
-      probe.problem.size = size;
-      probe.candidate.sha256 = job.candidate_sha;
-      probe.protocol = protocol;
-      probe.protocol_version = protocol_by_name(protocol).version;
-      probe.precision = o.precision;
-      probe.device = device;
-      SampleRef sample{candidate.run, candidate.path, candidate.level, candidate.problem_id, candidate.sample_id};
-      if (store.has_verdict(ResultStore::key_of(sample, probe))) {
-        ++already;
-        continue;
-      }
-      todo.push_back(job);
-    }
-  }
+  RunPlan plan = plan_run(scan, o.protocols, conditions, &store);
+  print_scan_notes(scan, &plan, out);
+  std::vector<RunJob> todo;
+  for (auto& j : plan.jobs)
+    if (j.choice.evaluate) todo.push_back(std::move(j));
+  const std::size_t already = plan.jobs.size() - todo.size();
+  std::size_t again = 0;
+  for (const auto& j : todo) again += j.stored.has_value();
   if (!o.quiet)
-    out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate, {} already in {}\n", scan.matched.size(),
-                       o.protocols.size(), todo.size(), already, o.db_path);
+    out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate{}, {} already in {}\n", scan.matched.size(),
+                       o.protocols.size(), todo.size(),
+                       again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
+                             : "",
+                       already, o.db_path);
 
-  g_interrupted = false;
-  auto previous_int = std::signal(SIGINT, on_interrupt);
-  auto previous_term = std::signal(SIGTERM, on_interrupt);
-  std::mutex store_mutex;  // the only writer is this process; its threads take turns
+  VerdictSpill spill(o.db_path, spill_fallback_dir());
+  VerdictWriter writer(store, spill, WriteRetry{o.store_wait}, &g_stop);
+  std::mutex lost_mutex;
+  std::size_t lost = 0;
 
-  auto make_run = [&](const Job& job, const std::string& dev) {
+  auto make_run = [&](const RunJob& job, const std::string& dev) {
     EvaluationRun run;
     run.worker_path = worker;
     run.argv = argv;
-    run.cancel = &g_interrupted;
-    run.device = device;
+    run.cancel = &g_stop;
+    run.device = conditions.device;
     run.limits = {o.compile_timeout, o.run_timeout};
     run.job.problem_path = fs::absolute(job.problem.path).string();
     run.job.candidate_path = fs::absolute(job.candidate.path).string();
     run.job.protocol = job.protocol;
     run.job.precision = o.precision;
     run.job.device = dev;
-    run.job.size = size;
+    run.job.size = conditions.size;
     run.job.build_root = build_root;
     run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
     run.job.timing.budget_seconds = o.time_budget;
     run.job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
     return run;
   };
-  auto store_verdict = [&](const Job& job, const Verdict& v) {
-    std::lock_guard<std::mutex> lock(store_mutex);
-    store.put_verdict(job.candidate.run, job.candidate.path, job.candidate.level, job.candidate.problem_id,
-                      job.candidate.sample_id, v, run_id);
+  // A worker that cannot even start is kbv's fault, not the job's: an internal_error verdict.
+  auto evaluate = [&](const EvaluationRun& run) {
+    try {
+      return run_evaluation(run);
+    } catch (const std::exception& e) {
+      return internal_error_verdict(e.what());
+    }
   };
+  // Every finished verdict is kept: in the DB, else in the spill file (and the run stops), else
+  // as a line on stderr, the last place left.
+  auto keep = [&](const RunJob& job, Verdict v) {
+    complete_identity(v, job, conditions);
+    v.limits = conditions.limits;
+    try {
+      if (writer.put(sample_of(job), v, run_id) == VerdictWriter::Where::spill) request_stop(kStopStoreFailed);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(lost_mutex);
+      ++lost;
+      std::cerr << "kbv run: neither the DB nor a spill file could take the verdict of " << job_label(job) << " (" << e.what()
+                << "); here it is:\n"
+                << verdict_to_json_text(v) << "\n";
+      request_stop(kStopStoreFailed);
+    }
+  };
+  // A verdict that ends as `crashed` after a stop was requested is the stop's doing (the worker
+  // was killed): not a verdict, the re-run evaluates it.
+  auto cancelled = [](const Verdict& v) { return g_stop && v.outcome == Outcome::crashed; };
 
   // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
   // for every protocol of that candidate; the rest go on to evaluation with a warm cache.
@@ -211,7 +321,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
     if (built_index.built_dir(sha)) ++cached_sources;
     else sources.push_back(sha);
   }
-  Progress progress(sources.size(), todo.size(), o.quiet);
+  RunProgress progress(sources.size(), todo.size(), o.quiet);
   // One byte per job (not vector<bool>: builder threads set different jobs concurrently).
   std::vector<char> settled(todo.size(), 0);
   std::atomic<std::size_t> next_build{0};
@@ -225,12 +335,12 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   std::vector<std::thread> builders;
   for (int t = 0; t < build_threads; ++t) {
     builders.emplace_back([&] {
-      for (std::size_t s; !g_interrupted && (s = next_build++) < sources.size();) {
+      for (std::size_t s; !g_stop && (s = next_build++) < sources.size();) {
         const auto& jobs = by_source.at(sources[s]);  // read-only from the builder threads
         EvaluationRun run = make_run(todo[jobs.front()], devices.front());
         run.job.build_only = true;
-        Verdict v = run_evaluation(run);
-        if (g_interrupted) return;
+        Verdict v = evaluate(run);
+        if (cancelled(v)) return;
         {
           std::lock_guard<std::mutex> lock(throughput_mutex);
           throughput.add_build(v);
@@ -242,7 +352,7 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
             Verdict copy = v;
             copy.protocol = todo[j].protocol;
             copy.protocol_version = protocol_by_name(todo[j].protocol).version;
-            store_verdict(todo[j], copy);
+            keep(todo[j], copy);
             settled[j] = 1;
             progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
           }
@@ -252,27 +362,33 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
     });
   }
   for (auto& t : builders) t.join();
+  const bool build_phase_stopped = g_stop.load();
   throughput.build_jobs = build_threads;
   throughput.builds_cached = cached_sources;
   throughput.build_phase_seconds = seconds_since(phase_start);
   phase_start = std::chrono::steady_clock::now();
-  if (!o.quiet && !by_source.empty())
-    out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of worker "
-                       "time); {} already in the build cache\n",
-                       throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
-                       cached_sources)
-        << std::flush;
+  if (!o.quiet && !by_source.empty()) {
+    if (build_phase_stopped)
+      out << fmt::format("kbv run: build phase stopped after {} of {} candidate sources ({:.1f} s wall)\n", throughput.builds,
+                         sources.size(), throughput.build_phase_seconds);
+    else
+      out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of "
+                         "worker time); {} already in the build cache\n",
+                         throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
+                         cached_sources);
+    out << std::flush;
+  }
 
   // Phase 2: evaluate, one job at a time per device.
   std::atomic<std::size_t> next_eval{0};
   std::vector<std::thread> evaluators;
   for (const auto& dev : devices) {
     evaluators.emplace_back([&, dev] {
-      for (std::size_t j; !g_interrupted && (j = next_eval++) < todo.size();) {
+      for (std::size_t j; !g_stop && (j = next_eval++) < todo.size();) {
         if (settled[j]) continue;
-        Verdict v = run_evaluation(make_run(todo[j], dev));
-        if (g_interrupted) return;  // a cancelled evaluation is not a verdict: the re-run redoes it
-        store_verdict(todo[j], v);
+        Verdict v = evaluate(make_run(todo[j], dev));
+        if (cancelled(v)) return;
+        keep(todo[j], v);
         {
           std::lock_guard<std::mutex> lock(throughput_mutex);
           throughput.add_evaluation(v);
@@ -284,18 +400,35 @@ int run_command(const RunOptions& o, const std::vector<std::string>& argv, std::
   for (auto& t : evaluators) t.join();
   throughput.eval_phase_seconds = seconds_since(phase_start);
   progress.finish();
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
 
-  if (g_interrupted) {
-    store.finish_run(run_id, "interrupted", {{"throughput", throughput.to_json()}});
-    out << "kbv run: interrupted; verdicts so far are in " << o.db_path << "; run the same command again to resume\n";
-    return 130;
+  const nlohmann::json extra = {{"throughput", throughput.to_json()}};
+  if (g_stop_reason == kStopStoreFailed) {
+    closer.close("failed", extra);
+    std::string files;
+    for (const auto& f : spill.files()) files += (files.empty() ? "" : ", ") + f;
+    out << fmt::format("kbv run: stopped: the results DB {} failed: {}\n", o.db_path, writer.db_error());
+    if (spill.count())
+      out << fmt::format("kbv run: {} finished verdict(s) the DB did not take are kept in {}; fix the cause (free disk space, "
+                         "end the process that holds the DB) and run the same command again: it imports them and "
+                         "resumes\n",
+                         spill.count(), files);
+    if (lost) out << fmt::format("kbv run: {} verdict(s) could be kept nowhere; each was printed on stderr as JSON\n", lost);
+    return kExitStoreFailed;
   }
-  store.finish_run(run_id, "finished", {{"throughput", throughput.to_json()}});
+  if (g_stop_reason == kStopSignal) {
+    closer.close("interrupted", extra);
+    out << "kbv run: interrupted; verdicts so far are in " << o.db_path << "; run the same command again to resume\n";
+    return kExitInterrupted;
+  }
+  closer.close("finished", extra);
   if (!o.quiet) {
     if (!todo.empty()) out << "kbv run: where the time went\n" << throughput.describe();
-    out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", store.verdict_count(), o.db_path, o.db_path);
+    std::int64_t count = -1;
+    try {
+      count = store.verdict_count();
+    } catch (const StoreError&) {
+    }
+    out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", count, o.db_path, o.db_path);
   }
   return 0;
 }

@@ -3,12 +3,20 @@
 // protocols, into the results store. Builds first, in parallel on the CPU cores (each
 // candidate once, into the content-addressed build cache), then evaluates one job at a time
 // per device, so timing has the device to itself. A crash or hang costs one verdict; Ctrl-C
-// stops cleanly; a re-run skips what the store already holds (natural key).
+// stops cleanly; a re-run skips what the store already holds (natural key, resume_rule.hpp).
+// What survives what (Ctrl-C, kill -9, a locked DB, a full disk, two runs): docs/store.md.
 #include <iosfwd>
 #include <string>
 #include <vector>
 
+#include "orchestrate/run_scan.hpp"
+
 namespace kbv {
+
+// Exit codes of run_command besides 0 (done) and the CLI's 1 (error) and 2 (usage).
+inline constexpr int kExitStoreFailed = 74;  // the DB failed mid-run; finished verdicts are in the spill file (EX_IOERR)
+inline constexpr int kExitDbBusy = 75;       // another kbv run holds the DB; nothing done (EX_TEMPFAIL)
+inline constexpr int kExitInterrupted = 130; // Ctrl-C or SIGTERM; verdicts so far are stored
 
 struct RunOptions {
   std::string problems_dir;
@@ -24,10 +32,24 @@ struct RunOptions {
   double compile_timeout = 900;
   double run_timeout = 600;
   double sandbox_memory_gib = 64;     // host memory limit of each candidate's sandbox; 0: none
+  // How long a failing store write is retried (with backoff) before the run stops and keeps
+  // its verdicts in the spill file; also bounds SQLite's busy_timeout.
+  double store_wait = 300;
+  RunFilter filter;                  // --level, --ids, --run
+  bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };
 
-// Returns the process exit code: 0 done, 130 interrupted, 2 usage errors are thrown as UsageError.
+// Where kbv run spills verdicts when the DB's own folder cannot take them either:
+// $KBV_CACHE/spill (docs/store.md, "Store failures and the spill file"). kbv report looks there too.
+std::string spill_fallback_dir();
+
+// Throws UsageError for a value that cannot work (a limit of 0, NaN, an unknown protocol, an
+// unusable --build-dir), before any work. Merges a protocol given twice, with a note on `out`.
+void check_run_options(RunOptions& options, std::ostream& out);
+
+// Returns the process exit code (0, kExitStoreFailed, kExitDbBusy, kExitInterrupted); usage
+// errors are thrown as UsageError.
 int run_command(const RunOptions& options, const std::vector<std::string>& argv, std::ostream& out);
 
 }  // namespace kbv

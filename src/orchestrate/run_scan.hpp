@@ -1,8 +1,11 @@
 #pragma once
 // Finding the work of `kbv run`: problems in a KernelBench-layout suite (levelN/{id}_{Name}.py)
 // and candidates in runs folders (runs/{run}/level_{L}_problem_{P}_sample_{S}_kernel.py),
-// matched by (level, problem id).
+// matched by (level, problem id). A file or folder whose name kbv cannot use (a number out of
+// range) is skipped and named, never the end of the run.
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,20 +27,48 @@ struct CandidateFile {
   int sample_id = 0;
 };
 
+// A file or folder left out, and why.
+struct SkippedPath {
+  std::string path;
+  std::string why;
+};
+
+// Two or more problem files with one (level, id), e.g. 19_ReLU.py and 019_ReLU.py.
+struct DuplicateProblem {
+  int level = 0;
+  int id = 0;
+  std::vector<std::string> paths;  // sorted
+};
+
+// Which part of the runs to take (kbv run --level/--ids/--run); empty parts take everything.
+struct RunFilter {
+  std::optional<int> level;
+  std::set<int> problem_ids;
+  std::set<std::string> runs;
+  bool accepts(const CandidateFile& c) const;
+};
+
 struct RunScan {
   std::map<std::pair<int, int>, ProblemFile> problems;  // (level, id) -> problem
   std::vector<std::pair<CandidateFile, ProblemFile>> matched;
   std::vector<CandidateFile> unmatched;                  // no problem with that level and id
+  std::vector<SkippedPath> skipped;                      // names kbv cannot use
+  std::vector<DuplicateProblem> duplicates;              // in the suite, but no candidate needs them
 };
 
 // Problems under `suite_dir` (folders level1, level2... or level_1...). Throws UsageError when
-// the folder does not exist or holds no problem.
-std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suite_dir);
+// the folder does not exist or holds no problem. Names out of range go to `skipped`; problems
+// that share a (level, id) go to `duplicates` and none of them is in the map.
+std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suite_dir,
+                                                         std::vector<SkippedPath>* skipped = nullptr,
+                                                         std::vector<DuplicateProblem>* duplicates = nullptr);
 
 // Candidates under `runs_dir`: each sub-folder is a run; if `runs_dir` itself holds kernel
 // files it is one run named after the folder. Sorted by run, level, problem, sample.
-std::vector<CandidateFile> scan_candidates(const std::string& runs_dir);
+std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr);
 
-RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir);
+// Throws UsageError when a candidate the filter takes needs a problem the suite holds twice: which
+// file is the problem is the user's call (rename or remove one), not kbv's guess.
+RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir, const RunFilter& filter = {});
 
 }  // namespace kbv

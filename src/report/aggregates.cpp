@@ -206,8 +206,13 @@ Aggregate aggregate_problems(const std::string& run, int level, const std::vecto
   a.correct_speedup = geomean(speedups);
   for (double p : kFastPThresholds) {
     int count = 0;
-    for (const auto* ps : problems) count += ps->fast(p);
-    a.fast_p.emplace_back(p, a.problems > 0 ? count / n : 0.0);
+    bool known = true;
+    for (const auto* ps : problems) {
+      auto f = ps->fast(p);
+      known = known && f.has_value();
+      count += f.value_or(false);
+    }
+    a.fast_p.emplace_back(p, known ? std::optional<double>(a.problems > 0 ? count / n : 0.0) : std::nullopt);
   }
   a.memory_efficiency = geomean(memory);
   if (a.memory_measured > 0) {
@@ -237,6 +242,11 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
   }
   report.records = std::move(kept);
   const auto& recs = report.records;
+  report.notes.insert(report.notes.end(), options.notes.begin(), options.notes.end());
+  report.unreadable = options.unreadable;
+  if (!report.unreadable.empty())
+    report.notes.push_back(fmt::format("{} row(s) of the DB could not be read and are left out (listed under Unreadable rows)",
+                                       report.unreadable.size()));
   for (const auto& [p, n] : older)
     report.notes.push_back(fmt::format("{} verdict(s) under an older version of protocol {} left out (v{} is current)", n, p,
                                        latest[p]));
@@ -327,11 +337,19 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
       ++skipped[r.verdict.protocol];
       continue;
     }
+    if (r.verdict.outcome == Outcome::internal_error) {
+      report.internal_errors.push_back(i);
+      continue;
+    }
     groups[{r.verdict.protocol, labels[i], r.sample.level, r.sample.problem_id}].push_back(i);
   }
   for (const auto& [p, n] : skipped)
     report.notes.push_back(fmt::format("{} sample(s) under {} were skipped (not evaluated, e.g. a CUDA-only candidate on the CPU) and are not counted",
                                        n, p));
+  if (!report.internal_errors.empty())
+    report.notes.push_back(fmt::format("{} verdict(s) are kbv's own internal errors, not the candidates' results: they count "
+                                       "in no figure (listed under Internal errors); the next kbv run evaluates them again",
+                                       report.internal_errors.size()));
   if (devices.size() > 1) report.notes.push_back("verdicts come from more than one device; runs are labelled by device");
   if (precisions.size() > 1) report.notes.push_back("verdicts use more than one precision; runs are labelled by precision");
 
@@ -375,7 +393,7 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
     DecompositionRow row;
     row.run = run;
     row.problems = static_cast<int>(common.size());
-    std::optional<std::map<ProblemKeyT, bool>> standard_fast1;
+    std::optional<std::map<ProblemKeyT, std::optional<bool>>> standard_fast1;
     for (const auto& s : report.scorings) {
       DecompositionCell cell;
       cell.scoring = s.name;
@@ -384,7 +402,7 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
         for (const auto& pk : common)
           scores.push_back(score_problem(recs, groups.at({s.protocol, run, std::get<0>(pk), std::get<1>(pk)}), s.baseline));
         std::vector<const ProblemScore*> ptrs;
-        std::map<ProblemKeyT, bool> fast1;
+        std::map<ProblemKeyT, std::optional<bool>> fast1;
         for (const auto& sc : scores) {
           ptrs.push_back(&sc);
           fast1[{sc.level, sc.problem_id}] = sc.fast(1.0);
@@ -393,8 +411,13 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
         if (s.name == "standard") standard_fast1 = fast1;
         else if (standard_fast1) {
           int moved = 0;
-          for (const auto& [pk, f] : fast1) moved += f != standard_fast1->at(pk);
-          cell.moved = static_cast<double>(moved) / static_cast<double>(fast1.size());
+          bool known = true;
+          for (const auto& [pk, f] : fast1) {
+            const auto& before = standard_fast1->at(pk);
+            known = known && f && before;
+            moved += f && before && *f != *before;
+          }
+          if (known) cell.moved = static_cast<double>(moved) / static_cast<double>(fast1.size());
         }
       }
       row.cells.push_back(std::move(cell));

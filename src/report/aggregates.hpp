@@ -5,10 +5,13 @@
 //    if any is correct, and its speedup is that of its fastest correct sample;
 //  - Correct Speedup: geometric mean of those speedups over correct problems;
 //  - fast_p: share of problems with a correct sample whose speedup is strictly greater than p
-//    (fast_0 is the correctness rate);
+//    (fast_0 is the correctness rate); n/a for p > 0 when a correct problem has no speedup (its
+//    baseline was not timed), since whether it is faster is not known;
 //  - Mem Efficiency: geometric mean of baseline/candidate peak device memory over correct
 //    problems; Mem Efficient %: share of them with strictly less memory; "increase": strictly more;
-//  - problems with a `degenerate` flag or a `problem_error` are left out and listed.
+//  - problems with a `degenerate` flag or a `problem_error` are left out and listed;
+//  - `internal_error` verdicts (kbv's own fault) and `skipped` ones are not the candidate's
+//    result: they count nowhere; internal errors are listed, and a re-run evaluates them.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "store/result_fields.hpp"
+#include "store/result_store.hpp"
 
 namespace kbv {
 
@@ -57,7 +61,12 @@ struct ProblemScore {
   std::optional<double> memory_ratio;  // baseline / candidate; nullopt when one side is 0 or unmeasured
   std::map<std::string, int> flag_counts;  // flag name -> samples carrying it
 
-  bool fast(double p) const { return p <= 0 ? correct : (correct && speedup && *speedup > p); }
+  // Known unless the problem is correct and has no speedup against the scoring's baseline.
+  std::optional<bool> fast(double p) const {
+    if (p <= 0 || !correct) return correct;
+    if (!speedup) return std::nullopt;
+    return *speedup > p;
+  }
 };
 
 // Scores one problem from the indices of its samples (all the same run, problem and protocol).
@@ -76,7 +85,8 @@ struct Aggregate {
   double compile_rate = 0;
   double correctness_rate = 0;
   std::optional<double> correct_speedup;
-  std::vector<std::pair<double, double>> fast_p;  // (p, share), p in kFastPThresholds
+  // (p, share), p in kFastPThresholds; share nullopt when a correct problem's speed is unknown.
+  std::vector<std::pair<double, std::optional<double>>> fast_p;
   int memory_measured = 0;                         // correct problems with both peaks measured
   std::optional<double> memory_efficiency;
   std::optional<double> memory_efficient_share;    // candidate strictly less
@@ -99,7 +109,9 @@ struct ExcludedProblem {
 struct DecompositionCell {
   std::string scoring;
   std::optional<Aggregate> scores;  // nullopt: this run has no verdicts under the scoring's protocol
-  std::optional<double> moved;      // share of problems whose fast_1 differs from "standard"
+  // Share of problems whose fast_1 differs from "standard"; nullopt when either side's fast_1 is
+  // unknown for some problem (a baseline that was not timed).
+  std::optional<double> moved;
 };
 
 struct DecompositionRow {
@@ -121,6 +133,8 @@ struct EvaluationCost {
 struct ReportOptions {
   std::string protocol;  // headline protocol; "" picks the strictest present (strict, verified, standard)
   std::string source;    // shown in the header (the DB path)
+  std::vector<UnreadableRow> unreadable;  // rows the store could not read: named in the report
+  std::vector<std::string> notes;         // from the caller (how the DB was opened, pending spill files)
 };
 
 struct Report {
@@ -141,6 +155,8 @@ struct Report {
   std::vector<ExcludedProblem> excluded;
   std::vector<EvaluationCost> costs;   // per run
   std::vector<VerdictRecord> records;  // every verdict considered; ProblemScore::best indexes it
+  std::vector<std::size_t> internal_errors;  // indices into records: kbv's own failures, counted nowhere
+  std::vector<UnreadableRow> unreadable;     // rows of the DB that could not be read, skipped
 
   const VerdictRecord& best(const ProblemScore& p) const { return records[p.best]; }
 };

@@ -139,6 +139,10 @@ ExportResult export_eval_results(const std::vector<VerdictRecord>& records, cons
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     if (r.verdict.protocol != result.protocol || r.verdict.protocol_version != result.protocol_version) continue;
+    if (r.verdict.outcome == Outcome::internal_error) {
+      ++result.internal_errors;
+      continue;
+    }
     auto& slot = files[{run_folder_name(labels[i]), r.sample.level}][{r.sample.problem_id, r.sample.sample_id}];
     if (!slot || slot->updated_at <= r.updated_at) slot = &r;
   }

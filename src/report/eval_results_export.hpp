@@ -16,6 +16,7 @@ struct ExportResult {
   std::string protocol;            // the protocol exported
   int protocol_version = 0;
   std::vector<std::string> files;  // written, in order
+  std::size_t internal_errors = 0; // kbv's own failures left out (not the candidates' results)
 };
 
 // One sample's entry.
@@ -26,7 +27,7 @@ nlohmann::ordered_json eval_results_json(const std::vector<const VerdictRecord*>
 std::string run_folder_name(const std::string& label);
 
 // Writes every run's files under out_dir for `protocol` ("" = the strictest present; its
-// current version only). Throws UsageError when the protocol has no verdicts or out_dir
+// current version only), internal_error verdicts left out. Throws UsageError when the protocol has no verdicts or out_dir
 // cannot be written.
 ExportResult export_eval_results(const std::vector<VerdictRecord>& records, const std::string& out_dir,
                                  const std::string& protocol);

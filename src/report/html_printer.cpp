@@ -73,6 +73,11 @@ document.querySelectorAll('input.filter').forEach(function (input) {
 
 std::string esc(const std::string& s) { return xml_escape(s); }
 
+constexpr const char* kInternalErrorsHelp =
+    "kbv's own failures, not the candidates' results: left out of every figure above; the next kbv run evaluates them again.";
+constexpr const char* kUnreadableHelp =
+    "Rows of the DB whose verdict_json could not be read (invalid JSON, an unknown outcome): left out of every figure above.";
+
 std::string td(const std::string& text, std::optional<double> number, const std::string& extra_class = "") {
   std::string cls = number ? "num" : "";
   if (!extra_class.empty()) cls += (cls.empty() ? "" : " ") + extra_class;
@@ -236,6 +241,22 @@ std::string render_html(const Report& r) {
              td(e.problem_name, std::nullopt) + td(e.kind, std::nullopt) + td(e.reason, std::nullopt, "reason") + "</tr>\n";
     out += "</tbody></table></div>\n";
   }
+
+  auto listed = [&](const std::string& title, const std::string& id, const std::string& help, const ListedRows& rows) {
+    if (rows.rows.empty()) return;
+    out += "<h2>" + esc(title) + "</h2>\n<p class=\"help\">" + esc(help) + "</p>\n<div class=\"wrap\"><table class=\"sortable\" id=\"" +
+           id + "\"><thead><tr>";
+    for (const auto& h : rows.headers) out += "<th>" + esc(h) + "</th>";
+    out += "</tr></thead><tbody>\n";
+    for (const auto& row : rows.rows) {
+      out += "<tr>";
+      for (const auto& cell : row) out += td(cell, std::nullopt);
+      out += "</tr>\n";
+    }
+    out += "</tbody></table></div>\n";
+  };
+  listed("Internal errors", "internal-errors", kInternalErrorsHelp, internal_error_rows(r));
+  listed("Unreadable rows", "unreadable", kUnreadableHelp, unreadable_rows(r));
 
   out += "<h2>Per problem</h2>\n<p class=\"help\">The best sample of each problem per run under " + esc(r.protocol) +
          ". Click a header to sort.</p>\n<input class=\"filter\" data-table=\"problems\" placeholder=\"filter rows\">\n";

@@ -14,7 +14,7 @@ J opt(const std::optional<T>& v) {
 
 J aggregate_json(const Aggregate& a) {
   J fast = J::object();
-  for (const auto& [p, share] : a.fast_p) fast[fmt::format("{}", p)] = share;
+  for (const auto& [p, share] : a.fast_p) fast[fmt::format("{}", p)] = opt(share);
   return J{{"run", a.run},
            {"level", a.level == 0 ? J("all") : J(a.level)},
            {"problems", a.problems},
@@ -73,6 +73,17 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                               {"problem_name", e.problem_name},
                               {"kind", e.kind},
                               {"reason", e.reason}});
+  j["internal_errors"] = J::array();
+  for (std::size_t i : report.internal_errors) j["internal_errors"].push_back(record_fields_json(report.records[i]));
+  j["unreadable_rows"] = J::array();
+  for (const auto& u : report.unreadable)
+    j["unreadable_rows"].push_back(J{{"id", u.id},
+                                     {"run_name", u.sample.run_name},
+                                     {"level", u.sample.level},
+                                     {"problem_id", u.sample.problem_id},
+                                     {"sample_id", u.sample.sample_id},
+                                     {"protocol", u.protocol},
+                                     {"error", u.error}});
   j["problems"] = J::array();
   for (const auto& p : report.problems)
     j["problems"].push_back(J{{"run", p.run},

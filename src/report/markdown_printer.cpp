@@ -9,13 +9,42 @@
 namespace kbv {
 namespace {
 
-// A cell: pipes escaped, newlines flattened.
-std::string cell(const std::string& s) {
+// Text from the DB (run names, reasons, paths) as Markdown text: HTML a renderer would
+// interpret (<script>, <img onerror>) becomes entities, newlines are flattened.
+std::string text(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
     else if (c == '\n' || c == '\r') out += ' ';
     else out += c;
+  }
+  return out;
+}
+
+// A table cell: text() with pipes escaped.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : text(s)) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+std::string listed_table(const ListedRows& rows) {
+  std::string out = "|";
+  std::string rule = "|";
+  for (const auto& h : rows.headers) {
+    out += " " + h + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& row : rows.rows) {
+    out += "|";
+    for (const auto& c : row) out += " " + cell(c) + " |";
+    out += "\n";
   }
   return out;
 }
@@ -47,7 +76,7 @@ std::string aggregate_table(const std::vector<Aggregate>& rows) {
 std::string render_markdown(const Report& report) {
   std::string out;
   out += "# kbv report\n\n";
-  out += fmt::format("Source `{}`, generated {}.  \n", report.source.empty() ? "?" : report.source, report.generated_at);
+  out += fmt::format("Source {}, generated {}.  \n", report.source.empty() ? "?" : text(report.source), report.generated_at);
   if (report.protocol.empty()) {
     out += "\nThe results DB holds no verdicts.\n";
     return out;
@@ -57,10 +86,10 @@ std::string render_markdown(const Report& report) {
   std::string devices;
   for (const auto& d : report.devices) devices += (devices.empty() ? "" : ", ") + d;
   out += fmt::format("Headline protocol **{}** v{} (speedups vs `{}`); protocols present: {}; device(s): {}.\n",
-                     report.protocol, report.protocol_version, report.baseline.empty() ? "?" : report.baseline, protocols,
-                     devices);
+                     text(report.protocol), report.protocol_version, report.baseline.empty() ? "?" : report.baseline,
+                     text(protocols), text(devices));
   out += "Each problem counts once per run, by its best sample (best-of-k).\n";
-  for (const auto& n : report.notes) out += "\n> Note: " + n + "\n";
+  for (const auto& n : report.notes) out += "\n> Note: " + text(n) + "\n";
 
   out += "\n## Summary\n\n" + aggregate_table(report.overall);
   out += "\n## Per level\n\n" + aggregate_table(report.per_level);
@@ -110,7 +139,14 @@ std::string render_markdown(const Report& report) {
       out += fmt::format("| {} | {} | {} | {} | {} |\n", e.level, e.problem_id, cell(e.problem_name), e.kind, cell(e.reason));
   }
 
-  out += "\n## Per problem\n\nThe best sample of each problem per run, under " + report.protocol + ".\n\n";
+  if (!report.internal_errors.empty())
+    out += "\n## Internal errors\n\nkbv's own failures, not the candidates' results: left out of every figure above; the next "
+           "kbv run evaluates them again.\n\n" + listed_table(internal_error_rows(report));
+  if (!report.unreadable.empty())
+    out += "\n## Unreadable rows\n\nRows of the DB whose verdict_json could not be read: left out of every figure above.\n\n" +
+           listed_table(unreadable_rows(report));
+
+  out += "\n## Per problem\n\nThe best sample of each problem per run, under " + text(report.protocol) + ".\n\n";
   {
     const auto& cols = problem_columns();
     out += table(cols, report.problems.size(),

@@ -166,6 +166,25 @@ std::vector<CostColumn> make_cost_columns() {
 
 }  // namespace
 
+ListedRows internal_error_rows(const Report& report) {
+  ListedRows out{{"run", "level", "id", "sample", "protocol", "reason"}, {}};
+  for (std::size_t i : report.internal_errors) {
+    const auto& r = report.records[i];
+    out.rows.push_back({r.sample.run_name, std::to_string(r.sample.level), std::to_string(r.sample.problem_id),
+                        std::to_string(r.sample.sample_id), r.verdict.protocol, shorten(r.verdict.reason, 300)});
+  }
+  return out;
+}
+
+ListedRows unreadable_rows(const Report& report) {
+  ListedRows out{{"row id", "run", "level", "id", "sample", "protocol", "error"}, {}};
+  for (const auto& u : report.unreadable)
+    out.rows.push_back({std::to_string(u.id), u.sample.run_name, std::to_string(u.sample.level),
+                        std::to_string(u.sample.problem_id), std::to_string(u.sample.sample_id), u.protocol,
+                        shorten(u.error, 300)});
+  return out;
+}
+
 const std::vector<CostColumn>& cost_columns() {
   static const auto c = make_cost_columns();
   return c;

@@ -50,4 +50,14 @@ struct CostColumn {
 };
 const std::vector<CostColumn>& cost_columns();
 
+// Rows that count in no figure, as headers and text cells for every printer: kbv's internal
+// errors (run, level, id, sample, protocol, reason) and DB rows that could not be read (row id,
+// run, level, id, sample, protocol, error).
+struct ListedRows {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+};
+ListedRows internal_error_rows(const Report& report);
+ListedRows unreadable_rows(const Report& report);
+
 }  // namespace kbv

@@ -1,5 +1,6 @@
 #include "report/report_command.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <ostream>
 
@@ -13,6 +14,7 @@
 #include "report/json_printer.hpp"
 #include "report/markdown_printer.hpp"
 #include "store/result_store.hpp"
+#include "store/verdict_spill.hpp"
 
 namespace kbv {
 namespace {
@@ -35,7 +37,17 @@ int run_report_command(const ReportCommand& cmd, std::ostream& out) {
   ResultStore store(cmd.db, ResultStore::Mode::read_only);
   VerdictQuery query;
   query.keep_samples = false;  // the report uses summaries only; the raw samples stay in the DB
-  auto records = store.verdicts(query);
+  ReportOptions options{cmd.protocol, cmd.db, {}, {}};
+  auto records = store.verdicts(query, &options.unreadable);
+  if (!store.open_note().empty()) options.notes.push_back(store.open_note());
+  for (const auto& spill : pending_spills(cmd.db, cmd.spill_fallback_dir))
+    options.notes.push_back(fmt::format("{} holds verdicts a kbv run could not write to this DB (it failed mid-run); they "
+                                        "are not in this report until the next kbv run on the DB imports them",
+                                        spill));
+  for (const auto& u : options.unreadable)
+    std::fprintf(stderr, "kbv report: skipped row %lld (%s L%d P%d S%d %s): %s\n", static_cast<long long>(u.id),
+                 u.sample.run_name.c_str(), u.sample.level, u.sample.problem_id, u.sample.sample_id, u.protocol.c_str(),
+                 u.error.c_str());
   if (!cmd.csv.empty()) {
     if (cmd.protocol.empty()) {
       write_file(cmd.csv, render_csv(records));
@@ -46,7 +58,7 @@ int run_report_command(const ReportCommand& cmd, std::ostream& out) {
       write_file(cmd.csv, render_csv(selected));
     }
   }
-  Report report = build_report(std::move(records), ReportOptions{cmd.protocol, cmd.db});
+  Report report = build_report(std::move(records), options);
   std::string md = render_markdown(report);
   if (!cmd.md.empty()) write_file(cmd.md, md);
   else if (!cmd.quiet) out << md;
@@ -59,7 +71,15 @@ int run_export_command(const ExportCommand& cmd, std::ostream& out) {
   if (cmd.db.empty()) throw UsageError("--db FILE is required: the results DB that `kbv run` wrote");
   if (cmd.out.empty()) throw UsageError("--out DIR is required: where <run>/level<L>/eval_results.json are written");
   ResultStore store(cmd.db, ResultStore::Mode::read_only);
-  auto result = export_eval_results(store.verdicts(), cmd.out, cmd.protocol);
+  std::vector<UnreadableRow> unreadable;
+  auto result = export_eval_results(store.verdicts({}, &unreadable), cmd.out, cmd.protocol);
+  if (!store.open_note().empty()) out << "kbv export: note: " << store.open_note() << "\n";
+  for (const auto& u : unreadable)
+    out << fmt::format("kbv export: skipped row {} ({} L{} P{} S{} {}): {}\n", u.id, u.sample.run_name, u.sample.level,
+                       u.sample.problem_id, u.sample.sample_id, u.protocol, u.error);
+  if (result.internal_errors)
+    out << fmt::format("kbv export: left out {} internal_error verdict(s): kbv's own failures, not the candidates' results\n",
+                       result.internal_errors);
   out << fmt::format("kbv export: {} v{}: wrote {} file(s) under {}\n", result.protocol, result.protocol_version,
                      result.files.size(), cmd.out);
   for (const auto& f : result.files) out << "  " << f << "\n";

@@ -15,6 +15,7 @@ struct ReportCommand {
   std::string protocol;  // headline protocol; "" = strictest present
   bool fields = false;   // print the result-field table (docs/store.md) and exit
   bool quiet = false;    // no Markdown on stdout
+  std::string spill_fallback_dir;  // where kbv run may have spilled verdicts besides <db>.spill.jsonl
 };
 
 struct ExportCommand {

@@ -1,14 +1,19 @@
 #include "store/result_store.hpp"
 
+#include <unistd.h>
+
 #include <ctime>
+#include <filesystem>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "store/process_identity.hpp"
+
+namespace fs = std::filesystem;
+
 namespace kbv {
 namespace {
-
-constexpr int kBusyTimeoutMs = 30000;  // a reader holding the DB briefly must not fail the run
 
 // Columns every schema version has had; migrations read them (plus verdict_json) and rebuild
 // every other column from the verdict.
@@ -156,6 +161,46 @@ void meta_set(SqliteDb& db, const std::string& key, const std::string& value) {
   st.run();
 }
 
+// kbv cannot write to the file or to its folder (where SQLite keeps the -shm and -wal files).
+bool cannot_write(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;  // let the normal open say the file is missing
+  fs::path dir = fs::absolute(path, ec).parent_path();
+  return ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK | X_OK) != 0;
+}
+
+std::string immutable_note(const std::string& path) {
+  std::string note = fmt::format(
+      "'{}' was opened read-only and immutable (kbv cannot write to it or to its folder): SQLite reads the file as it "
+      "is, without locks, so a kbv run writing to it at the same time is not seen consistently",
+      path);
+  std::error_code ec;
+  auto wal = fs::file_size(path + "-wal", ec);
+  if (!ec && wal > 0)
+    note += fmt::format(
+        "; its -wal file ({} bytes of commits not yet merged into the DB) is ignored, so the newest verdicts may be "
+        "missing: read it where it is writable, or have its owner run `sqlite3 {} 'PRAGMA wal_checkpoint(TRUNCATE)'`",
+        wal, path);
+  return note;
+}
+
+// A key part that is empty says the verdict does not know what was measured (a worker that
+// died before saying); the store refuses it rather than keep a row no resume will ever find.
+void check_key_is_complete(const VerdictKey& k, const Verdict& v) {
+  std::string missing;
+  auto need = [&](bool ok, const char* what) {
+    if (!ok) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  need(!k.protocol.empty(), "protocol");
+  need(k.protocol_version > 0, "protocol_version");
+  need(!k.problem_sha256.empty(), "problem sha256");
+  need(!k.candidate_sha256.empty(), "candidate sha256");
+  need(!v.device.name.empty(), "device name");
+  if (!missing.empty())
+    throw StoreError(fmt::format("refusing to store a verdict for {} L{} P{} S{} without {}: fill them from the job",
+                                 k.run_name, k.level, k.problem_id, k.sample_id, missing));
+}
+
 }  // namespace
 
 Verdict verdict_from_json_text(const std::string& text, bool keep_samples) {
@@ -172,13 +217,22 @@ std::string verdict_to_json_text(const Verdict& v) {
 
 struct ResultStore::Impl {
   std::mutex mu;  // one connection and cached statements: calls from several threads take turns
+  SqliteDb::Mode sqlite_mode;  // before db: it decides how db opens
   SqliteDb db;
   int version = 0;
-  std::optional<SqliteStatement> upsert, has, get, delete_stale;
+  std::string open_note;
+  std::optional<SqliteStatement> upsert, has, get, delete_stale, summary;
 
-  Impl(const std::string& path, Mode mode)
-      : db(path, mode == Mode::read_only ? SqliteDb::Mode::read_only : SqliteDb::Mode::read_write, kBusyTimeoutMs) {
+  static SqliteDb::Mode sqlite_mode_for(const std::string& path, Mode mode) {
+    if (mode == Mode::read_write) return SqliteDb::Mode::read_write;
+    return cannot_write(path) ? SqliteDb::Mode::immutable : SqliteDb::Mode::read_only;
+  }
+
+  Impl(const std::string& path, Mode mode, int busy_timeout_ms)
+      : sqlite_mode(sqlite_mode_for(path, mode)), db(path, sqlite_mode, busy_timeout_ms) {
+    if (sqlite_mode == SqliteDb::Mode::immutable) open_note = immutable_note(path);
     if (mode == Mode::read_write) {
+      refuse_if_damaged();
       // WAL: readers (kbv report) never block the writer; NORMAL sync is durable in WAL mode
       // up to the last commit before a power loss, which a re-run then redoes.
       {
@@ -187,11 +241,61 @@ struct ResultStore::Impl {
       }  // finalized here: an unfinished statement would block the COMMIT below
       db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
       create_or_migrate();
+      mark_dead_runs();
     } else {
       if (!db.table_exists("meta"))
         throw StoreError("'" + path + "' is not a kbv results DB (no meta table); `kbv run --db` writes one");
       version = parse_version(db.path(), meta_get(db, "schema_version"));
       check_not_newer();
+    }
+  }
+
+  // Writing into a file with damaged pages spreads the damage; quick_check reads every page
+  // (O(size), seconds for a large DB) but skips the index-content checks of integrity_check.
+  void refuse_if_damaged() {
+    auto st = db.prepare("PRAGMA quick_check(5)");
+    std::string problems;
+    while (st.step()) {
+      std::string line = st.column_text(0);
+      if (line == "ok") return;
+      problems += (problems.empty() ? "" : "; ") + line;
+    }
+    throw StoreError(fmt::format(
+        "results DB '{0}' is damaged (PRAGMA quick_check: {1}); kbv will not write into it. Pass another --db, and "
+        "salvage what it holds with `sqlite3 {0} .recover | sqlite3 recovered.db` (kbv report may still read it)",
+        db.path(), problems.substr(0, 500)));
+  }
+
+  // A `running` row whose kbv process on this host is gone (kill -9, a crash, a power loss)
+  // will never be finished by it. Rows of other hosts cannot be checked from here, and rows
+  // without a pid (written before kbv recorded it) are left as they are. Housekeeping only: a
+  // locked DB leaves them for the next open.
+  void mark_dead_runs() {
+    try {
+      ProcessIdentity me = this_process();
+      std::vector<std::pair<std::int64_t, nlohmann::json>> dead;
+      {
+        auto st = db.prepare("SELECT id, hostname, options FROM runs WHERE status = 'running'");
+        while (st.step()) {
+          if (st.column_text(1) != me.hostname) continue;
+          auto options = nlohmann::json::parse(st.column_text(2), nullptr, false);
+          if (!options.is_object() || !options.contains("pid")) continue;
+          auto pid = options.value("pid", std::int64_t{0});
+          auto start = options.value("process_start", std::uint64_t{0});
+          if (process_is_running(pid, start)) continue;
+          options["marked_interrupted"] = {{"at", utc_now_iso()}, {"by_pid", me.pid},
+                                           {"why", fmt::format("its kbv process (pid {}) was gone", pid)}};
+          dead.emplace_back(st.column_int(0), std::move(options));
+        }
+      }
+      for (const auto& [id, options] : dead) {
+        auto st = db.prepare("UPDATE runs SET status = 'interrupted', finished_at = ?1, options = ?2 WHERE id = ?3");
+        st.bind(1, utc_now_iso());
+        st.bind(2, options.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        st.bind(3, id);
+        st.run();
+      }
+    } catch (const StoreError&) {
     }
   }
 
@@ -279,7 +383,8 @@ struct ResultStore::Impl {
   }
 };
 
-ResultStore::ResultStore(const std::string& path, Mode mode) : impl_(std::make_unique<Impl>(path, mode)) {
+ResultStore::ResultStore(const std::string& path, Mode mode, int busy_timeout_ms)
+    : impl_(std::make_unique<Impl>(path, mode, busy_timeout_ms)) {
   if (mode == Mode::read_write) impl_->prepare_statements();
 }
 ResultStore::~ResultStore() = default;
@@ -288,10 +393,16 @@ ResultStore& ResultStore::operator=(ResultStore&&) noexcept = default;
 
 int ResultStore::schema_version() const { return impl_->version; }
 const std::string& ResultStore::path() const { return impl_->db.path(); }
+const std::string& ResultStore::open_note() const { return impl_->open_note; }
 
 std::int64_t ResultStore::begin_run(RunRecord run) {
   std::lock_guard lock(impl_->mu);
   if (run.started_at.empty()) run.started_at = utc_now_iso();
+  ProcessIdentity me = this_process();
+  if (run.hostname.empty()) run.hostname = me.hostname;
+  if (!run.options.is_object()) run.options = nlohmann::json::object();
+  run.options["pid"] = me.pid;
+  run.options["process_start"] = me.start_ticks;
   auto st = impl_->db.prepare(
       "INSERT INTO runs (started_at, finished_at, status, argv, kbv_version, git_commit, hostname, device_fingerprint,"
       " device_name, protocol, protocol_version, precision, options) VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
@@ -384,6 +495,30 @@ bool ResultStore::has_verdict(const VerdictKey& key) {
   return found;
 }
 
+std::optional<StoredVerdictSummary> ResultStore::stored_summary(const VerdictKey& key) {
+  std::lock_guard lock(impl_->mu);
+  // json_valid first: json_extract on a damaged verdict_json would fail the whole statement.
+  if (!impl_->summary)
+    impl_->summary.emplace(impl_->db.prepare(
+        "SELECT outcome, stage,"
+        " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.limits.compile_timeout_seconds') END,"
+        " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.limits.run_timeout_seconds') END"
+        " FROM verdicts WHERE " + key_where()));
+  auto& st = *impl_->summary;
+  st.reset();
+  bind_key(st, key);
+  std::optional<StoredVerdictSummary> out;
+  if (st.step()) {
+    out.emplace();
+    out->outcome = st.column_text(0);
+    out->stage = st.column_text(1);
+    if (!st.column_is_null(2) || !st.column_is_null(3))
+      out->limits = VerdictLimits{st.column_is_null(2) ? 0 : st.column_double(2), st.column_is_null(3) ? 0 : st.column_double(3)};
+  }
+  st.reset();
+  return out;
+}
+
 std::optional<VerdictRecord> ResultStore::get_verdict(const VerdictKey& key) {
   std::lock_guard lock(impl_->mu);
   if (!impl_->get)
@@ -405,12 +540,13 @@ void ResultStore::put_verdict(const std::string& run_name, const std::string& ca
 void ResultStore::put_verdict(const SampleRef& sample, const Verdict& verdict, std::int64_t run_id) {
   std::lock_guard lock(impl_->mu);
   if (!impl_->upsert) throw StoreError("results DB '" + path() + "' was opened read-only");
+  auto key = key_of(sample, verdict);
+  check_key_is_complete(key, verdict);
   VerdictRecord r{sample, verdict, run_id, utc_now_iso(), ""};
   r.updated_at = r.created_at;
   SqliteTransaction tx(impl_->db);
   auto& del = *impl_->delete_stale;
   del.reset();
-  auto key = key_of(sample, verdict);
   int i = 1;
   for (const auto& f : result_fields())
     if (f.key && f.name != "problem_sha256" && f.name != "candidate_sha256") bind_value(del, i++, key_value(key, f.name));
@@ -421,9 +557,14 @@ void ResultStore::put_verdict(const SampleRef& sample, const Verdict& verdict, s
   tx.commit();
 }
 
-std::vector<VerdictRecord> ResultStore::verdicts(const VerdictQuery& query) {
+std::vector<VerdictRecord> ResultStore::verdicts(const VerdictQuery& query, std::vector<UnreadableRow>* unreadable) {
   std::lock_guard lock(impl_->mu);
-  std::string sql = fmt::format("SELECT {} FROM verdicts WHERE 1", kStableColumns);
+  // id and the protocol (from the JSON, when it parses) come after the stable columns: they
+  // name a row that cannot be read.
+  std::string sql = fmt::format(
+      "SELECT {}, id, CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.protocol') END"
+      " FROM verdicts WHERE 1",
+      kStableColumns);
   if (query.protocol) sql += " AND protocol = ?1";
   if (query.run_name) sql += " AND run_name = ?2";
   sql += " ORDER BY run_name, level, problem_id, sample_id, protocol, id";
@@ -431,7 +572,20 @@ std::vector<VerdictRecord> ResultStore::verdicts(const VerdictQuery& query) {
   if (query.protocol) st.bind(1, *query.protocol);
   if (query.run_name) st.bind(2, *query.run_name);
   std::vector<VerdictRecord> out;
-  while (st.step()) out.push_back(Impl::read_record(st, query.keep_samples));
+  while (st.step()) {
+    try {
+      out.push_back(Impl::read_record(st, query.keep_samples));
+    } catch (const std::exception& e) {
+      if (!unreadable) continue;
+      UnreadableRow bad;
+      bad.id = st.column_int(9);
+      bad.sample = {st.column_text(3), st.column_text(4), static_cast<int>(st.column_int(5)),
+                    static_cast<int>(st.column_int(6)), static_cast<int>(st.column_int(7))};
+      bad.protocol = st.column_text(10);
+      bad.error = e.what();
+      unreadable->push_back(std::move(bad));
+    }
+  }
   return out;
 }
 

@@ -22,6 +22,9 @@ namespace kbv {
 // migrates it (docs/store.md, "Migrations").
 inline constexpr int kStoreSchemaVersion = 1;
 
+// How long one statement waits for another connection's lock before failing with SQLITE_BUSY.
+inline constexpr int kDefaultBusyTimeoutMs = 30000;
+
 // One invocation of `kbv run`.
 struct RunRecord {
   std::int64_t id = 0;              // assigned by begin_run
@@ -31,13 +34,15 @@ struct RunRecord {
   std::vector<std::string> argv;
   std::string kbv_version;
   std::string git_commit;
-  std::string hostname;
+  std::string hostname;             // begin_run fills it when empty
   std::string device_fingerprint;   // device_fingerprint() of the device it evaluated on
   std::string device_name;
   std::string protocol;
   int protocol_version = 0;
   std::string precision;
-  nlohmann::json options = nlohmann::json::object();  // anything else worth keeping: paths, limits
+  // Anything else worth keeping: paths, limits. begin_run adds "pid" and "process_start" (the
+  // writer's identity), by which a later open tells a dead run from a live one.
+  nlohmann::json options = nlohmann::json::object();
 };
 
 // The natural key of a verdict: where it belongs and under which conditions it was measured.
@@ -56,6 +61,22 @@ struct VerdictKey {
   std::string device_fingerprint;
 };
 
+// What a resume decision needs of a stored verdict, read from its columns without parsing it.
+struct StoredVerdictSummary {
+  std::string outcome;                  // as stored: may be a name this kbv does not know
+  std::string stage;
+  std::optional<VerdictLimits> limits;  // absent in verdicts written before kbv recorded them
+};
+
+// A row whose verdict_json cannot be read (invalid JSON, an unknown outcome name): readers name
+// it and go on without it instead of failing the whole report.
+struct UnreadableRow {
+  std::int64_t id = 0;    // verdicts.id
+  SampleRef sample;
+  std::string protocol;   // "" when even that cannot be read
+  std::string error;
+};
+
 // Which verdicts to load.
 struct VerdictQuery {
   std::optional<std::string> protocol;  // only this protocol
@@ -68,15 +89,23 @@ class ResultStore {
  public:
   enum class Mode { read_only, read_write };
 
-  // read_write creates the file and the schema, or migrates an older schema. read_only never
-  // writes; it reads any schema up to this kbv's. Throws StoreError (e.g. a newer schema).
-  explicit ResultStore(const std::string& path, Mode mode = Mode::read_write);
+  // read_write creates the file and the schema, or migrates an older schema; it refuses a file
+  // that fails PRAGMA quick_check (kbv does not write into a damaged DB) and marks `running`
+  // rows of dead kbv processes on this host `interrupted`. read_only never writes; it reads any
+  // schema up to this kbv's, and opens the file immutable when kbv cannot write to it or to its
+  // folder (a DB on a read-only medium or in someone else's folder). Throws StoreError (e.g. a
+  // newer schema).
+  explicit ResultStore(const std::string& path, Mode mode = Mode::read_write,
+                       int busy_timeout_ms = kDefaultBusyTimeoutMs);
   ~ResultStore();
   ResultStore(ResultStore&&) noexcept;
   ResultStore& operator=(ResultStore&&) noexcept;
 
   int schema_version() const;
   const std::string& path() const;
+  // What a reader should know about how the file was opened (immutable, an ignored -wal file);
+  // "" when nothing.
+  const std::string& open_note() const;
 
   // Records one `kbv run` invocation; returns its id for put_verdict.
   std::int64_t begin_run(RunRecord run);
@@ -87,17 +116,21 @@ class ResultStore {
 
   static VerdictKey key_of(const SampleRef& sample, const Verdict& v);
   bool has_verdict(const VerdictKey& key);
+  std::optional<StoredVerdictSummary> stored_summary(const VerdictKey& key);
   std::optional<VerdictRecord> get_verdict(const VerdictKey& key);
 
   // Inserts, or replaces the verdict with the same key (keeping its created_at). A verdict for
   // the same sample and conditions but different file contents (the candidate or problem was
-  // edited) replaces the stale one: the store holds the current verdict of each sample.
+  // edited) replaces the stale one: the store holds the current verdict of each sample. Refuses
+  // (StoreError) a verdict without protocol, protocol version, file hashes or device name: its
+  // key would not say what was measured.
   void put_verdict(const std::string& run_name, const std::string& candidate_path, int level, int problem_id,
                    int sample_id, const Verdict& verdict, std::int64_t run_id = 0);
   void put_verdict(const SampleRef& sample, const Verdict& verdict, std::int64_t run_id = 0);
 
-  // Verdicts ordered by run, level, problem, sample, protocol.
-  std::vector<VerdictRecord> verdicts(const VerdictQuery& query = {});
+  // Verdicts ordered by run, level, problem, sample, protocol. A row that cannot be read is left
+  // out and, when `unreadable` is given, appended to it.
+  std::vector<VerdictRecord> verdicts(const VerdictQuery& query = {}, std::vector<UnreadableRow>* unreadable = nullptr);
   std::int64_t verdict_count();
 
  private:

@@ -1,16 +1,54 @@
 #include "store/sqlite.hpp"
 
+#include <fmt/format.h>
+
 namespace kbv {
+namespace {
+
+// A file: URI for `path` (RFC 3986 percent-encoding of what SQLite's URI parser would read as
+// syntax: '?', '#', '%'), so query parameters such as immutable=1 can follow.
+std::string file_uri(const std::string& path) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%') out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool store_error_is_transient(const StoreError& e) {
+  switch (e.sqlite_code & 0xff) {  // the primary code
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PROTOCOL:
+      return true;
+    default:
+      return false;
+  }
+}
 
 SqliteDb::SqliteDb(const std::string& path, Mode mode, int busy_timeout_ms) : path_(path) {
-  int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  std::string name = path;
+  if (mode == Mode::read_only) flags = SQLITE_OPEN_READONLY;
+  if (mode == Mode::immutable) {
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    name = file_uri(path) + "?immutable=1";
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    int code = db_ ? sqlite3_extended_errcode(db_) : rc;
     sqlite3_close(db_);
     db_ = nullptr;
     throw StoreError("cannot open results DB '" + path + "': " + msg +
-                     (mode == Mode::read_only ? " (does the file exist? `kbv run` creates it)" : ""));
+                         (mode != Mode::read_write ? " (does the file exist? `kbv run` creates it)" : ""),
+                     code);
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, busy_timeout_ms);
@@ -24,7 +62,7 @@ void SqliteDb::exec(std::string_view sql) {
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    throw StoreError("results DB '" + path_ + "': " + msg + " in: " + text.substr(0, 200));
+    throw StoreError("results DB '" + path_ + "': " + msg + " in: " + text.substr(0, 200), sqlite3_extended_errcode(db_));
   }
 }
 
@@ -38,8 +76,8 @@ bool SqliteDb::table_exists(std::string_view name) {
 
 SqliteStatement::SqliteStatement(SqliteDb& db, std::string_view sql) : db_(db.handle()) {
   if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
-    throw StoreError("results DB '" + db.path() + "': " + sqlite3_errmsg(db_) + " in: " +
-                     std::string(sql.substr(0, 200)));
+    throw StoreError("results DB '" + db.path() + "': " + sqlite3_errmsg(db_) + " in: " + std::string(sql.substr(0, 200)),
+                     sqlite3_extended_errcode(db_));
 }
 
 SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
@@ -51,7 +89,8 @@ SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept : stmt_(other
 void SqliteStatement::fail(const char* what) const {
   const char* sql = stmt_ ? sqlite3_sql(stmt_) : nullptr;
   throw StoreError(std::string("results DB: ") + what + ": " + sqlite3_errmsg(db_) +
-                   (sql ? std::string(" in: ") + std::string(sql).substr(0, 200) : std::string()));
+                       (sql ? std::string(" in: ") + std::string(sql).substr(0, 200) : std::string()),
+                   sqlite3_extended_errcode(db_));
 }
 
 void SqliteStatement::bind_null(int index) {

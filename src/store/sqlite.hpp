@@ -13,15 +13,25 @@
 namespace kbv {
 
 // The results store could not do what was asked (unreadable file, newer schema, SQL failure).
+// `sqlite_code` is SQLite's extended result code when SQLite reported the failure, else 0.
 struct StoreError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& what, int sqlite_code = 0)
+      : std::runtime_error(what), sqlite_code(sqlite_code) {}
+  int sqlite_code = 0;
 };
+
+// A failure that may pass if the same write is tried again later: the DB is locked by another
+// connection, the disk is full, an I/O error. Anything else (a constraint, a bad schema) will
+// fail again the same way.
+bool store_error_is_transient(const StoreError& e);
 
 class SqliteStatement;
 
 class SqliteDb {
  public:
-  enum class Mode { read_only, read_write };
+  // immutable: read-only, and SQLite assumes nobody changes the file (no locks, no -shm or -wal
+  // files), so a DB in a folder kbv cannot write to can still be read.
+  enum class Mode { read_only, read_write, immutable };
 
   // Opens (read_write: creates) `path`. Busy waits up to `busy_timeout_ms` on a locked DB.
   SqliteDb(const std::string& path, Mode mode, int busy_timeout_ms);

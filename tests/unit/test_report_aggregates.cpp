@@ -323,5 +323,51 @@ TEST(Aggregates, EmptyInputGivesAnEmptyReport) {
   EXPECT_TRUE(r.overall.empty());
 }
 
+TEST(Aggregates, FastPIsNotAvailableWhenACorrectProblemWasNotTimed) {
+  // The CPU demo: correct, but the baseline was not timed, so no speedup.
+  FakeVerdict untimed = correct(1, 1.0);
+  untimed.speedup_on.reset();
+  untimed.speedup_off.reset();
+  auto r = build({untimed, failed(2, Outcome::incorrect)});
+  const auto& a = overall(r);
+  EXPECT_DOUBLE_EQ(*a.fast(0), 0.5) << "fast_0 is correctness: known";
+  for (double p : {0.5, 0.8, 1.0, 1.5, 2.0}) EXPECT_FALSE(a.fast(p).has_value()) << "fast_" << p << " cannot be 0%";
+  auto none_correct = build({failed(1, Outcome::incorrect)});
+  EXPECT_DOUBLE_EQ(*overall(none_correct).fast(1.0), 0.0) << "nothing correct: nothing fast, known";
+}
+
+TEST(Decomposition, MovedIsNotAvailableWhenFast1IsUnknownOnEitherSide) {
+  // Timed against TF32 off only (as on the CPU): the TF32-on scoring has no speedup at all.
+  std::vector<FakeVerdict> fakes;
+  for (int p = 1; p <= 2; ++p) {
+    auto f = correct(p, 1.0);
+    f.speedup_on.reset();
+    f.speedup_off = 2.0;
+    f.protocol = "standard";
+    fakes.push_back(f);
+  }
+  auto r = build(fakes);
+  ASSERT_EQ(r.decomposition.size(), 1u);
+  std::map<std::string, const DecompositionCell*> cell;
+  for (const auto& c : r.decomposition[0].cells) cell[c.scoring] = &c;
+  EXPECT_DOUBLE_EQ(*cell.at("standard")->scores->fast(1.0), 1.0);
+  EXPECT_FALSE(cell.at("standard+TF32 baseline")->scores->fast(1.0).has_value());
+  EXPECT_FALSE(cell.at("standard+TF32 baseline")->moved.has_value()) << "not 100%: unknown";
+}
+
+TEST(Aggregates, InternalErrorsCountNowhereAndAreListed) {
+  auto r = build({correct(1, 2.0, 0), failed(1, Outcome::internal_error, 1), failed(2, Outcome::internal_error, 0)});
+  const auto& a = overall(r);
+  EXPECT_EQ(a.problems, 1) << "problem 2 has only kbv's own failure: not scored";
+  EXPECT_EQ(a.samples, 1);
+  EXPECT_DOUBLE_EQ(a.correctness_rate, 1.0);
+  ASSERT_EQ(r.internal_errors.size(), 2u);
+  EXPECT_EQ(r.best(r.problems[0]).verdict.outcome, Outcome::correct);
+  bool noted = false;
+  for (const auto& n : r.notes) noted |= n.find("internal errors") != std::string::npos;
+  EXPECT_TRUE(noted);
+  for (const auto& c : r.costs) EXPECT_EQ(c.evaluations, 3) << "they did cost worker time";
+}
+
 }  // namespace
 }  // namespace kbv

@@ -86,6 +86,38 @@ TEST(SvgPlot, LogRangeCoversTheDataAndOne) {
   EXPECT_GT(hi1, 1.0);
 }
 
+TEST(MarkdownPrinter, EscapesHtmlFromTheDb) {
+  testing::FakeVerdict f;
+  f.run = "<script>alert(1)</script>";
+  f.outcome = Outcome::incorrect;
+  auto v = testing::make_record(f);
+  v.verdict.reason = "<img src=x onerror=alert(2)> & more";
+  auto md = render_markdown(build_report({v}, ReportOptions{"", "<b>db</b>.db"}));
+  EXPECT_EQ(md.find("<script>"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<b>"), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;img src=x onerror=alert(2)&gt; &amp; more"), std::string::npos) << md;
+}
+
+TEST(MarkdownPrinter, UnknownFastPAndMovedReadNotAvailable) {
+  std::vector<VerdictRecord> records;
+  for (int p = 1; p <= 2; ++p) {
+    testing::FakeVerdict f;
+    f.problem = p;
+    f.protocol = "standard";
+    f.speedup_off = 2.0;  // timed against TF32 off only, as on the CPU
+    records.push_back(testing::make_record(f));
+  }
+  auto report = build_report(records, ReportOptions{"", "cpu.db"});
+  auto md = render_markdown(report);
+  EXPECT_NE(md.find("| model-a | standard+TF32 baseline | 2 | 100.0% | n/a | n/a | n/a |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| 100.0% |\n"), std::string::npos) << "no moved 100%";
+  auto html = render_html(report);
+  EXPECT_EQ(html.find("fast_1 0.0%"), std::string::npos) << "the HTML bar is n/a, not 0%";
+  EXPECT_NE(html.find(">n/a</text>"), std::string::npos);
+}
+
 TEST(MarkdownPrinter, HasEverySectionAndTheHeadlineNumbers) {
   auto report = suite_report();
   auto md = render_markdown(report);

@@ -69,5 +69,48 @@ TEST_F(RunScanTest, BadFoldersAreUsageErrors) {
   EXPECT_THROW(scan_candidates(at("nowhere")), UsageError);
 }
 
+TEST_F(RunScanTest, NumbersAboveIntMaxAreSkippedWithTheReason) {
+  touch("suite/level99999999999/1_Huge.py");
+  touch("suite/level1/99999999999_Huge.py");
+  touch("runs/model_b/level_1_problem_7_sample_99999999999_kernel.py");
+  touch("runs/model_b/level_99999999999_problem_7_sample_0_kernel.py");
+  touch("runs/model_b/level_1_problem_99999999999_sample_0_kernel.py");
+  RunScan scan = scan_run(at("suite"), at("runs"));
+  EXPECT_EQ(scan.matched.size(), 3u) << "the usable files are all there";
+  ASSERT_EQ(scan.skipped.size(), 5u);
+  for (const auto& s : scan.skipped) EXPECT_NE(s.why.find("out of range"), std::string::npos) << s.path << ": " << s.why;
+  EXPECT_EQ(scan.problems.size(), 3u);
+}
+
+TEST_F(RunScanTest, AProblemHeldTwiceIsRefusedOnlyWhenACandidateNeedsIt) {
+  touch("suite/level1/007_ReLU.py");  // the same (level 1, id 7) as 7_ReLU.py
+  try {
+    scan_run(at("suite"), at("runs"));
+    FAIL() << "a duplicate problem with candidates was taken";
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("7_ReLU.py"), std::string::npos) << what;
+    EXPECT_NE(what.find("007_ReLU.py"), std::string::npos) << what;
+  }
+  RunFilter others;
+  others.problem_ids = {3};
+  RunScan scan = scan_run(at("suite"), at("runs"), others);
+  EXPECT_EQ(scan.matched.size(), 1u);
+  ASSERT_EQ(scan.duplicates.size(), 1u) << "named, but no candidate of this run needs it";
+  EXPECT_EQ(scan.duplicates[0].paths.size(), 2u);
+}
+
+TEST_F(RunScanTest, FilterTakesLevelIdsAndRuns) {
+  RunFilter f;
+  f.runs = {"model_b"};
+  EXPECT_EQ(scan_run(at("suite"), at("runs"), f).matched.size(), 2u);
+  f.runs.clear();
+  f.level = 2;
+  auto scan = scan_run(at("suite"), at("runs"), f);
+  ASSERT_EQ(scan.matched.size(), 1u);
+  EXPECT_EQ(scan.matched[0].first.run, "model_a");
+  EXPECT_TRUE(scan.unmatched.empty()) << "problem 99 of level 1 is filtered out, not unmatched";
+}
+
 }  // namespace
 }  // namespace kbv

@@ -1,0 +1,54 @@
+#pragma once
+// The jobs of a `kbv run`: every (candidate, protocol) the scan found, with what the store holds
+// under its key and whether it is evaluated (resume_rule.hpp). `kbv run --list` prints it.
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/verdict.hpp"
+#include "orchestrate/resume_rule.hpp"
+#include "orchestrate/run_scan.hpp"
+#include "store/result_store.hpp"
+
+namespace kbv {
+
+// What every verdict of the run is measured under, besides its files and protocol.
+struct RunConditions {
+  std::string precision = "fp32";
+  std::string size = "default";
+  DeviceInfo device;     // as probed
+  VerdictLimits limits;
+};
+
+struct RunJob {
+  CandidateFile candidate;
+  ProblemFile problem;
+  std::string protocol;
+  std::string candidate_sha;
+  std::string problem_sha;
+  std::optional<StoredVerdictSummary> stored;
+  ResumeChoice choice;
+};
+
+struct RunPlan {
+  std::vector<RunJob> jobs;             // in scan order, protocols in the order given
+  std::vector<SkippedPath> unreadable;  // files that could not be hashed
+  std::size_t to_evaluate() const;
+};
+
+SampleRef sample_of(const RunJob& job);
+VerdictKey key_of(const RunJob& job, const RunConditions& conditions);
+
+// `store` nullptr: nothing is stored (e.g. --list before the DB exists).
+RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols, const RunConditions& conditions,
+                 ResultStore* store);
+
+// One line per job: run, level, problem, sample, protocol, what is stored, what kbv run would do.
+void print_plan(const RunPlan& plan, std::ostream& out);
+
+// A verdict says what was measured even when the worker could not (it died first, or it failed
+// itself): whatever it left empty is filled from the job, so its key is the job's key.
+void complete_identity(Verdict& v, const RunJob& job, const RunConditions& conditions);
+
+}  // namespace kbv

@@ -1,0 +1,142 @@
+// A stand-in for kbv-worker that speaks its protocol (the job as JSON on stdin; stage, device
+// and verdict messages as JSON lines on fd 3) without LibTorch, so the CLI tests of `kbv run`
+// and `kbv eval` run anywhere in seconds. What it does is read from the candidate file, lines
+// "# fake-worker: key=value":
+//   outcome=NAME          the verdict's outcome (default correct)
+//   outcome_file=PATH     read the outcome from PATH when it exists (a test changes it between runs)
+//   sleep=SECONDS         spend this long in the correctness stage (kbv's --run-timeout applies)
+//   wait_for=PATH         in the correctness stage, wait until PATH exists
+//   build_wait_for=PATH   in a build-only job, wait until PATH exists
+//   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
+//   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
+// FAKE_WORKER_LOG, when set, gets one line per invocation: "probe", "build <candidate>" or
+// "eval <candidate> <protocol>".
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.hpp"
+#include "core/protocol.hpp"
+#include "core/sha256.hpp"
+#include "core/verdict.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+FILE* g_messages = nullptr;
+
+void send(const nlohmann::json& message) {
+  std::fprintf(g_messages, "%s\n", message.dump().c_str());
+  std::fflush(g_messages);
+}
+
+void stage(const std::string& name) { send({{"event", "stage"}, {"stage", name}}); }
+
+void log_line(const std::string& line) {
+  if (const char* path = std::getenv("FAKE_WORKER_LOG")) std::ofstream(path, std::ios::app) << line << "\n";
+}
+
+std::map<std::string, std::string> directives(const std::string& candidate_path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(candidate_path);
+  const std::string tag = "# fake-worker: ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(tag, 0) != 0) continue;
+    auto kv = line.substr(tag.size());
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+void wait_for(const std::string& path) {
+  while (!fs::exists(path)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+kbv::DeviceInfo fake_device() {
+  kbv::DeviceInfo d;
+  d.kind = "cpu";
+  d.name = "Fake CPU";
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_messages = ::fdopen(3, "w");
+  if (!g_messages) return 3;
+  std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  kbv::WorkerJob job = nlohmann::json::parse(input).get<kbv::WorkerJob>();
+  if (argc > 1 && std::string(argv[1]) == "--probe") {
+    log_line("probe");
+    send({{"event", "device"}, {"device", kbv::device_to_json(fake_device())}});
+    return 0;
+  }
+  auto d = directives(job.candidate_path);
+  stage("setup");
+  if (job.build_only) {
+    log_line("build " + job.candidate_path);
+    stage("build");
+    if (d.count("build_wait_for")) wait_for(d["build_wait_for"]);
+    kbv::Verdict v;
+    v.protocol = job.protocol;
+    v.protocol_version = kbv::protocol_by_name(job.protocol).version;
+    v.outcome = kbv::Outcome::skipped;
+    v.stage = "built";
+    v.problem.sha256 = kbv::sha256_file(job.problem_path);
+    v.candidate.sha256 = kbv::sha256_file(job.candidate_path);
+    v.device = fake_device();
+    kbv::BuildResult build;
+    build.build_dir = job.build_root + "/" + v.candidate.sha256.substr(0, 16);
+    fs::create_directories(build.build_dir);
+    v.build = build;
+    send({{"event", "verdict"}, {"verdict", v}});
+    return 0;
+  }
+  log_line("eval " + job.candidate_path + " " + job.protocol);
+  stage("build");
+  stage("correctness");
+  if (d.count("print_kb")) {
+    std::string kib(1023, 'x');
+    for (int i = 0; i < std::stoi(d["print_kb"]); ++i) std::printf("%s\n", kib.c_str());
+    std::fflush(stdout);
+  }
+  if (d.count("sleep")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["sleep"])));
+  if (d.count("wait_for")) wait_for(d["wait_for"]);
+  std::string outcome = d.count("outcome") ? d["outcome"] : "correct";
+  if (d.count("outcome_file") && fs::exists(d["outcome_file"])) std::ifstream(d["outcome_file"]) >> outcome;
+
+  nlohmann::json v = kbv::Verdict{};
+  v["outcome"] = outcome;  // as written: a name kbv does not know must reach it as such
+  v["stage"] = "done";
+  v["reason"] = outcome == "correct" ? "" : "fake-worker said " + outcome;
+  if (d["empty_identity"] != "1") {
+    v["protocol"] = job.protocol;
+    v["protocol_version"] = kbv::protocol_by_name(job.protocol).version;
+    v["precision"] = job.precision;
+    v["problem"]["sha256"] = kbv::sha256_file(job.problem_path);
+    v["problem"]["path"] = job.problem_path;
+    v["problem"]["size"] = job.size;
+    v["candidate"]["sha256"] = kbv::sha256_file(job.candidate_path);
+    v["candidate"]["path"] = job.candidate_path;
+    v["device"] = kbv::device_to_json(fake_device());
+  } else {
+    v["protocol"] = "";
+    v["device"] = kbv::device_to_json(kbv::DeviceInfo{});
+  }
+  stage("done");
+  send({{"event", "verdict"}, {"verdict", v}});
+  return 0;
+}

@@ -65,6 +65,9 @@ constexpr std::array<RuleInfo, kRuleCount> kRules = {{
     {"shape_specialisation", "info",
      "a comparison against a literal shape: legitimate specialisation, but also how test-shape "
      "shortcuts are written"},
+    {"syntax_error", "warning",
+     "the file is not valid Python for kbv's interpreter, so it cannot be imported; nothing else in "
+     "it was scanned"},
 }};
 
 struct Emit {
@@ -365,74 +368,27 @@ std::optional<Emit> check_dtype_target(const Hit& h) {
 
 // ---- result caching -------------------------------------------------------------------------
 
-// data_ptr() / id(x) used as a key: inside [...], in .get()/.setdefault()/.pop(), in a tuple,
-// before `in`, or assigned to a name containing "key" or "cache".
-std::optional<Emit> key_use(const Hit& h) {
-  if (h.view[h.begin] == 'i' && h.begin > 0 && h.view[h.begin - 1] == '.') return std::nullopt;
-  std::string_view before = h.before();
-  int depth = 0;
-  for (std::size_t k = before.size(); k-- > 0;) {
-    char c = before[k];
-    if (c == ')' || c == ']' || c == '}') ++depth;
-    if (c == '(' || c == '[' || c == '{') {
-      if (depth > 0) {
-        --depth;
-        continue;
-      }
-      if (c == '[') return h.emit();
-      if (c == '(') {
-        // A tuple `(x.data_ptr(), x.shape)` is a composite key; so is hash(...) or .get(...).
-        std::string_view callee = trim(before.substr(0, k));
-        if (callee.empty() || !is_word(callee.back()) || ends_with_word(callee, "return") ||
-            ends_with_word(callee, "hash") || ends_with(callee, ".get") ||
-            ends_with(callee, ".setdefault") || ends_with(callee, ".pop"))
-          return h.emit();
-      }
-      break;
-    }
-  }
-  // `... id(x)) in cache`, `x.data_ptr() not in seen`
-  std::size_t p = h.end;
-  if (h.view[h.end - 1] == '(') p = past_closing(h.view, p, '(', ')', 200);
-  if (p == std::string_view::npos) return std::nullopt;
-  while (p < h.view.size() && (is_blank(h.view[p]) || h.view[p] == ')')) ++p;
-  std::string_view rest = h.view.substr(p, 8);
-  if (starts_with_word(rest, "in") || starts_with_word(rest, "not")) return h.emit();
-  // key = (x.data_ptr(), x.shape)
-  std::size_t eq = before.find('=');
-  if (eq != std::string_view::npos && (eq + 1 >= before.size() || before[eq + 1] != '=')) {
-    std::string lhs(trim(before.substr(0, eq)));
-    for (auto& c : lhs) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lhs.find("key") != std::string::npos || lhs.find("cache") != std::string::npos)
-      return h.emit();
-  }
-  return std::nullopt;
-}
-
-// A key that also holds `._version` caches something derived from a parameter (a transposed
-// weight) and is invalidated when it changes: info, not a warning.
+// data_ptr() / id(x) used as a key, as CPython's parser sees it (python_facts.py): a
+// subscript, a dict key, a set member, hash(), .get/.setdefault/.pop, the left of `in`, or a
+// value assigned to a name containing "key" or "cache", also inside a tuple. A list (say
+// `args=[A.data_ptr(), ...]` of a kernel launch) is not hashable, hence no key. A key that also
+// holds `._version` caches something derived from a parameter (a transposed weight) and is
+// invalidated when it changes: info, not a warning.
 std::optional<Emit> check_key_use(const Hit& h) {
-  auto e = key_use(h);
-  if (e && h.line_text().find("._version") != std::string_view::npos)
-    e->severity = Severity::info;
-  return e;
+  if (!h.ctx.facts) return std::nullopt;
+  std::optional<Emit> found;
+  for (auto [line, versioned] : h.ctx.facts->key_uses)
+    if (line == h.line && (!found || !versioned))
+      found = Emit{Rule::result_caching, versioned ? Severity::info : Severity::warning};
+  return found;
 }
 
-// @functools.lru_cache / @cache: on forward a warning; elsewhere info (fine for configs, but a
-// tensor argument makes it an id()-keyed output cache).
+// @functools.lru_cache / @cache / @cached_property: on forward a warning; elsewhere info (fine
+// for configs, but a tensor argument makes it an id()-keyed output cache).
 std::optional<Emit> check_cache_decorator(const Hit& h) {
-  std::string_view t = trim(h.line_text());
-  if (t.empty() || t[0] != '@') return std::nullopt;
-  const auto& ctx = h.ctx;
-  for (int j = h.line + 1; j < ctx.views.line_count(); ++j) {
-    if (ctx.statement_indent[static_cast<std::size_t>(j)] < 0) continue;
-    std::string_view d = trim(ctx.views.line(ctx.views.code, j));
-    if (!d.empty() && d[0] == '@') continue;
-    if (starts_with_word(d, "async")) d = trim(d.substr(5));
-    if (!starts_with_word(d, "def")) return std::nullopt;
-    bool forward = dotted_name_at(trim(d.substr(3)), 0) == "forward";
-    return Emit{Rule::result_caching, forward ? Severity::warning : Severity::info};
-  }
+  if (!h.ctx.facts) return std::nullopt;
+  for (auto [line, forward] : h.ctx.facts->cache_decorators)
+    if (line == h.line) return Emit{Rule::result_caching, forward ? Severity::warning : Severity::info};
   return std::nullopt;
 }
 
@@ -697,7 +653,7 @@ const std::vector<Pattern>& patterns() {
       {"missprop", R::access_policy_window, kBoth, kNone, nullptr},
       {"accessproperty", R::access_policy_window, kBoth, kNone, nullptr},
 
-      // result_caching (outputs saved on self in forward: python_blocks.cpp)
+      // result_caching (outputs saved on self in forward: python_rules.cpp)
       {"data_ptr()", R::result_caching, kCode, kCase | kWordStart, check_key_use},
       {"id(", R::result_caching, kCode, kCase | kWordStart, check_key_use},
       {"lru_cache", R::result_caching, kCode, kCase | kWord, check_cache_decorator},

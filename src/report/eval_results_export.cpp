@@ -1,6 +1,8 @@
 #include "report/eval_results_export.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 
@@ -39,7 +41,23 @@ std::string hidden_protocol(const std::vector<std::string>& present) {
   return "";
 }
 
+// `--out runs` writes beside the kernels, where KernelBench's own results may already be: never
+// overwrite a file that kbv did not write (every kbv entry carries kbv_outcome).
+void refuse_foreign_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (t.empty() || t == "{}" || text.find("\"kbv_outcome\"") != std::string::npos) return;
+  throw UsageError(fmt::format("'{}' exists and was not written by kbv (KernelBench's own results?); move it away or "
+                               "export to another --out",
+                               file.string()));
+}
+
 void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
+  refuse_foreign_file(file);
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   if (ec) throw UsageError(fmt::format("cannot create '{}': {}", file.parent_path().string(), ec.message()));

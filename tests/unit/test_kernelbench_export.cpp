@@ -9,6 +9,7 @@
 #include <set>
 
 #include "../support/report_fixtures.hpp"
+#include "core/errors.hpp"
 #include "report/eval_results_export.hpp"
 #include "report/kernelbench_sample.hpp"
 #include "report/kernelbench_timing_stats.hpp"
@@ -166,6 +167,17 @@ TEST_F(KernelBenchExport, SkippedSamplesAreNeverCompileFailures) {
   auto file = read_json(result.files.at(0));
   EXPECT_TRUE(file.empty()) << file.dump();
   EXPECT_EQ(result.left_out, 4);
+}
+
+TEST_F(KernelBenchExport, NeverOverwritesKernelBenchsOwnResults) {
+  auto records = small_run("verified");
+  fs::create_directories(dir_ / "gpt-x");
+  fs::copy_file(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures/eval_results.json", dir_ / "gpt-x/eval_results.json");
+  EXPECT_THROW(export_eval_results(records, dir_.string(), {}), UsageError);
+  EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results.json")) << "left as it was";
+  fs::remove(dir_ / "gpt-x/eval_results.json");
+  export_eval_results(records, dir_.string(), {});
+  EXPECT_NO_THROW(export_eval_results(records, dir_.string(), {})) << "kbv's own file is replaced";
 }
 
 TEST_F(KernelBenchExport, SeveralLevelsOfOneRunGetAFolderEach) {

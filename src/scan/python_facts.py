@@ -64,6 +64,7 @@ class File:
         while pos >= 0:
             self.line_starts.append(pos + 1)
             pos = data.find(b"\n", pos + 1)
+        self.bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # ast's line 1 columns skip it
         self.tree = tree
         self.strings = []  # [begin, end, body begin, body end, statement]
         self.statement_strings = set()
@@ -71,7 +72,9 @@ class File:
         self.collect()
 
     def offset(self, line, col):
-        return self.line_starts[line - 1] + col if line - 1 < len(self.line_starts) else len(self.data)
+        if line - 1 >= len(self.line_starts):
+            return len(self.data)
+        return self.line_starts[line - 1] + col + (self.bom if line == 1 else 0)
 
     # ---- one walk -------------------------------------------------------------------------
     def collect(self):
@@ -268,8 +271,10 @@ def main():
         data = stdin.read(int(header))
         try:
             answer = facts_of(data)
-        except RecursionError:
-            answer = {"error": {"line": 0, "message": "RecursionError: nested too deeply to parse"}}
+        except (RecursionError, MemoryError) as e:
+            answer = {"error": {"line": 0, "message": f"{type(e).__name__}: nested too deeply to parse"}}
+        except Exception as e:  # a bug here must cost one file, not the whole check
+            answer = {"error": {"line": 0, "message": f"kbv's parser helper failed on this file: {type(e).__name__}: {e}"}}
         stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
         stdout.flush()
 

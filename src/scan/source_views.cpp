@@ -87,6 +87,7 @@ SourceViews split_python(std::string_view source, const PythonFacts& facts) {
   v.line_starts = line_starts_of(source);
   for (std::size_t start : v.line_starts)
     if (start > 0) v.strings[start - 1] = '\n';
+  if (source.substr(0, 3) == "\xef\xbb\xbf") blank(v.code, 0, 3);  // a UTF-8 byte order mark is no code
   for (auto [b, e] : facts.comments) blank(v.code, b, e);
   for (const auto& s : facts.strings) {
     blank(v.code, s.begin, s.end);

@@ -562,6 +562,10 @@ TEST(ScanSource, NonAsciiTextKeepsLineNumbersAndExcerpts) {
   ASSERT_EQ(found.size(), 1u) << describe(found);
   EXPECT_EQ(found[0].line, 3);
   EXPECT_EQ(found[0].excerpt, "import ctypes  # ✓");
+  // A byte order mark: CPython's columns on line 1 skip it, the views keep it blank.
+  auto bom = scan_source("\xef\xbb\xbfimport ctypes\ns = \"x\"  # c\n");
+  ASSERT_EQ(bom.size(), 1u) << describe(bom);
+  EXPECT_EQ(bom[0].rule, "ctypes");
 }
 
 TEST(ScanSource, AFindingIsReportedOncePerRuleAndLine) {

@@ -28,6 +28,8 @@ PythonFacts facts_from_json(const nlohmann::json& j) {
   for (const auto& k : j["key_uses"]) f.key_uses.emplace_back(k[0].get<int>(), k[1].get<int>() != 0);
   for (const auto& d : j["cache_decorators"]) f.cache_decorators.emplace_back(d[0].get<int>(), d[1].get<int>() != 0);
   f.extension_names = j["extension_names"].get<std::vector<std::string>>();
+  for (const auto& a : j["attribute_assignments"]) f.attribute_assignments.emplace_back(a[0].get<int>(), a[1].get<std::string>());
+  for (const auto& r : j["references"]) f.references.emplace_back(r[0].get<int>(), r[1].get<std::string>());
   return f;
 }
 

@@ -44,6 +44,9 @@ struct PythonFacts {
   std::vector<std::pair<int, bool>> key_uses;          // (line, key also holds ._version)
   std::vector<std::pair<int, bool>> cache_decorators;  // (line, decorates forward)
   std::vector<std::string> extension_names;            // load_inline results, aliases, triton kernels
+  // Import aliases resolved (`import torch as t`: t.relu is torch.relu):
+  std::vector<std::pair<int, std::string>> attribute_assignments;  // torch.relu = f, setattr(torch, "relu", f)
+  std::vector<std::pair<int, std::string>> references;             // _orig = torch.cuda.synchronize, wraps(torch.x)
 };
 
 // The facts of each source, in order, from one run of the helper. Throws ScanError when the

@@ -69,6 +69,8 @@ class File:
         self.strings = []  # [begin, end, body begin, body end, statement]
         self.statement_strings = set()
         self.assigns, self.functions, self.tries, self.key_places = [], [], [], []
+        self.aliases = {}  # local name -> module path it was imported as
+        self.setattrs, self.wraps = [], []
         self.collect()
 
     def offset(self, line, col):
@@ -116,6 +118,18 @@ class File:
                     self.key_places.extend(node.args)
                 elif isinstance(f, ast.Attribute) and f.attr in KEY_METHODS:
                     self.key_places.append(node.args[0])
+                callee = dotted(f) or ""
+                if callee in ("setattr", "delattr"):
+                    self.setattrs.append(node)
+                elif callee.rsplit(".", 1)[-1] == "wraps":
+                    self.wraps.append(node.args[0])
+            elif kind is ast.Import:
+                for a in node.names:
+                    if a.asname:
+                        self.aliases[a.asname] = a.name
+            elif kind is ast.ImportFrom and node.module and not node.level:
+                for a in node.names:
+                    self.aliases[a.asname or a.name] = node.module + "." + a.name
             stack.extend(children(node))
 
     def add_string(self, node):
@@ -232,6 +246,46 @@ class File:
                     stack.extend(children(n))
         return out
 
+    def resolve(self, name):
+        """`t.relu` after `import torch as t` is torch.relu; `F.gelu` after
+        `import torch.nn.functional as F` is torch.nn.functional.gelu."""
+        root, dot, rest = name.partition(".")
+        module = self.aliases.get(root)
+        return module + dot + rest if module else name
+
+    def attribute_assignments(self):
+        """(line, name) of every attribute stored to: `torch.relu = f`, `a, torch.x = ...`,
+        `torch.x += 1`, and setattr/delattr(obj, "name")."""
+        out = []
+        for node in self.assigns:
+            for target in assign_targets(node):
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Attribute) and isinstance(leaf.ctx, ast.Store):
+                        name = dotted(leaf)
+                        if name and not isinstance(leaf.value, (ast.Call, ast.Subscript)):
+                            out.append([leaf.lineno - 1, self.resolve(name)])
+        for call in self.setattrs:
+            name = dotted(call.args[0]) if isinstance(call.args[0], (ast.Name, ast.Attribute)) else None
+            if not name:
+                continue
+            attr = "?"
+            if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+                attr = call.args[1].value
+            out.append([call.lineno - 1, self.resolve(name) + "." + attr])
+        return out
+
+    def references(self):
+        """(line, name) of a function kept aside to wrap or restore it: `_orig =
+        torch.cuda.synchronize` (a bare name as an assigned value), `functools.wraps(torch.x)`."""
+        out = []
+        values = [n.value for n in self.assigns if not isinstance(n, ast.AugAssign) and n.value is not None]
+        for v in values + self.wraps:
+            if isinstance(v, (ast.Name, ast.Attribute)):
+                name = dotted(v)
+                if name:
+                    out.append([v.lineno - 1, self.resolve(name)])
+        return out
+
     def cache_decorators(self):
         out = []
         for f in self.functions:
@@ -250,6 +304,8 @@ class File:
             "key_uses": self.key_uses(),
             "cache_decorators": self.cache_decorators(),
             "extension_names": self.extension_names(),
+            "attribute_assignments": self.attribute_assignments(),
+            "references": self.references(),
         }
 
 

@@ -1,6 +1,7 @@
 // The rules decided on the parsed Python (python_facts.hpp) rather than on a literal:
-// silent_fallback (a try/except around the kernel, or anywhere in forward) and result_caching's
-// outputs saved on self in forward and returned on a later call.
+// silent_fallback (a try/except around the kernel, or anywhere in forward), result_caching's
+// outputs saved on self in forward and returned on a later call, and the tampering rules'
+// assignments to torch / time / comparison functions (import aliases resolved).
 #include <algorithm>
 
 #include "scan/scan_context.hpp"
@@ -42,12 +43,22 @@ void find_saved_outputs(ScanContext& ctx) {
         ctx.mark(Rule::result_caching, line, Severity::warning);
 }
 
+// torch.relu = f, a, torch.x = ..., t.relu = f after `import torch as t`, setattr(torch, "x", f);
+// and `_orig = torch.cuda.synchronize` / wraps(torch.allclose), which keep one aside to wrap it.
+void find_tampering(ScanContext& ctx) {
+  for (const auto& [line, name] : ctx.facts->attribute_assignments)
+    if (auto rule = classify_name(name, true)) ctx.mark(*rule, line, default_severity(*rule));
+  for (const auto& [line, name] : ctx.facts->references)
+    if (auto rule = classify_name(name, false)) ctx.mark(*rule, line, default_severity(*rule));
+}
+
 }  // namespace
 
 void run_python_rules(ScanContext& ctx) {
   if (!ctx.facts) return;
   find_silent_fallbacks(ctx);
   find_saved_outputs(ctx);
+  find_tampering(ctx);
 }
 
 }  // namespace kbv::scan::detail

@@ -174,7 +174,8 @@ constexpr std::string_view kPrecisionSwitches[] = {
     "allow_tf32", "fp32_precision", "allow_fp16_reduced_precision_reduction",
     "allow_bf16_reduced_precision_reduction"};
 
-// Classifies a dotted name that is assigned to (target) or kept as a bare reference (to wrap).
+}  // namespace
+
 std::optional<Rule> classify_name(std::string_view name, bool target) {
   std::string_view root = name.substr(0, name.find('.'));
   auto any_part = [&](const auto& list) {
@@ -198,45 +199,7 @@ std::optional<Rule> classify_name(std::string_view name, bool target) {
   return Rule::torch_attribute_reassignment;
 }
 
-// torch.X = ..., F.X = ..., time.perf_counter = ...; and `orig = torch.cuda.synchronize` or
-// functools.wraps(torch.allclose), which keep the original to wrap it.
-std::optional<Emit> check_assignment(const Hit& h) {
-  if (h.begin > 0 && h.view[h.begin - 1] == '.') return std::nullopt;  // self.torch.x
-  std::string_view name = dotted_name_at(h.view, h.begin);
-  std::size_t after = skip_blanks(h.view, h.begin + name.size());
-  bool target = after + 1 < h.view.size() && h.view[after] == '=' && h.view[after + 1] != '=';
-  if (!target) {
-    std::string_view before = trim(h.before());
-    bool rhs = ends_with(before, "=") && !ends_with(before, "==") && !ends_with(before, "!=") &&
-               !ends_with(before, "<=") && !ends_with(before, ">=");
-    bool bare = after >= h.view.size() || h.view[after] == '\n';
-    if (!((rhs && bare) || ends_with(before, "wraps("))) return std::nullopt;
-  }
-  if (auto rule = classify_name(name, target)) return h.emit(*rule);
-  return std::nullopt;
-}
-
-// setattr(torch, "allclose", f), delattr(torch.cuda, "synchronize"): the attribute name is a
-// string, blanked in the code view, so read it from the source.
-std::optional<Emit> check_setattr(const Hit& h) {
-  std::string_view src = h.ctx.source;
-  std::size_t p = skip_blanks(src, h.end);
-  std::string_view object = dotted_name_at(src, p);
-  if (object.empty()) return std::nullopt;
-  p = skip_blanks(src, p + object.size());
-  std::string attr = "?";
-  if (p < src.size() && src[p] == ',') {
-    p = skip_blanks(src, p + 1);
-    if (p < src.size() && (src[p] == '"' || src[p] == '\'')) {
-      std::size_t e = src.find(src[p], p + 1);
-      if (e != std::string_view::npos && e - p < 80)
-        attr = std::string(src.substr(p + 1, e - p - 1));
-    }
-  }
-  std::string name = std::string(object) + "." + attr;
-  if (auto rule = classify_name(name, true)) return h.emit(*rule);
-  return std::nullopt;
-}
+namespace {
 
 // torch.library.Library("aten", "IMPL") / torch.library.impl("aten::add", ...): overrides an
 // aten kernel for everyone, the reference included.
@@ -509,16 +472,8 @@ const std::vector<Pattern>& patterns() {
       {"popen(", R::threads_or_processes, kStrings, kCase | kWordStart, nullptr},
       {"system(", R::threads_or_processes, kStrings, kCase | kWordStart, check_builtin_call},
 
-      // torch_attribute_reassignment, timing_tampering, comparison_tampering (by assignment)
-      {"torch.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"F.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"nn.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"time.", R::timing_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"np.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"numpy.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"math.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"setattr(", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_setattr},
-      {"delattr(", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_setattr},
+      // torch_attribute_reassignment, timing_tampering, comparison_tampering by assignment,
+      // setattr/delattr or a kept reference: from the parse tree (python_rules.cpp)
       {"torch.library", R::torch_attribute_reassignment, kCode, kCase | kWordStart,
        check_library_override},
       {"TORCH_LIBRARY_IMPL", R::torch_attribute_reassignment, kStrings, kCase | kWord,

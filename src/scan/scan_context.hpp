@@ -1,6 +1,7 @@
 #pragma once
 // What the rules share while one file is scanned (internal to kbv_scan).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,6 +66,12 @@ struct ScanContext {
 };
 
 Severity default_severity(Rule rule);
+
+// The rule a dotted name falls under when it is assigned to (target) or kept aside as a bare
+// reference to wrap or restore (rules.cpp): time.* -> timing_tampering; torch/F/nn/np/numpy/
+// math names of comparison functions -> comparison_tampering; torch timing names ->
+// timing_tampering; any other torch/F/nn target -> torch_attribute_reassignment.
+std::optional<Rule> classify_name(std::string_view name, bool target);
 
 // Rules decided on the parsed Python: silent_fallback's try/except, result_caching's outputs
 // saved on self in forward (python_rules.cpp).

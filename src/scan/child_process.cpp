@@ -54,6 +54,9 @@ std::string run_with_stdin(const std::vector<std::string>& argv, std::string_vie
   in.close(0);
   out.close(1);
   err.close(1);
+  // A blocking write of more than the pipe holds would wait for the child to read while the child
+  // waits for us to read its answers: write only what fits, read whatever is ready.
+  ::fcntl(in.fd[1], F_SETFL, ::fcntl(in.fd[1], F_GETFL) | O_NONBLOCK);
   // A broken pipe (the child died early) must become an error message, not SIGPIPE.
   struct sigaction ignore{}, previous{};
   ignore.sa_handler = SIG_IGN;
@@ -72,7 +75,8 @@ std::string run_with_stdin(const std::vector<std::string>& argv, std::string_vie
     if (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) {
       ssize_t n = ::write(in.fd[1], input.data() + written, std::min<std::size_t>(input.size() - written, buf.size()));
       if (n > 0) written += static_cast<std::size_t>(n);
-      if (n < 0 || written == input.size()) in.close(1);
+      bool full = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+      if ((n < 0 && !full) || written == input.size()) in.close(1);
     }
     for (int i : {0, 1}) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;

@@ -35,6 +35,19 @@ def dotted(node):
             return None
 
 
+def plain_dotted(node):
+    """'torch.cuda.synchronize' for a chain of names only; None through a call or subscript
+    (`time.get_clock_info(...).resolution` names no attribute of time)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def children(node):
     for field in node._fields:
         value = getattr(node, field, None)
@@ -229,21 +242,26 @@ class File:
         return out
 
     def key_uses(self):
-        """data_ptr() / id(x) in a key place, directly or inside a tuple (hashable) or an
-        expression built from it; never inside a list, which cannot be a key."""
+        """data_ptr() / id(x) anywhere in a key place (`str(id(self))` builds a key too), except
+        inside a list, which cannot be hashed: `args=[A.data_ptr(), ...]` is no key."""
         out = []
         for place in self.key_places:
-            versioned = any(isinstance(n, ast.Attribute) and n.attr == "_version" for n in ast.walk(place))
+            versioned = False
+            calls = []
             stack = [place]
             while stack:
                 n = stack.pop()
+                if isinstance(n, (ast.List, ast.ListComp)):
+                    continue
+                if isinstance(n, ast.Attribute) and n.attr == "_version":
+                    versioned = True
                 if isinstance(n, ast.Call):
                     f = n.func
                     if (isinstance(f, ast.Attribute) and f.attr == "data_ptr" and not n.args) or \
                        (isinstance(f, ast.Name) and f.id == "id" and len(n.args) == 1):
-                        out.append([n.lineno - 1, int(versioned)])
-                elif isinstance(n, (ast.Tuple, ast.BinOp, ast.JoinedStr, ast.FormattedValue)):
-                    stack.extend(children(n))
+                        calls.append(n)
+                stack.extend(children(n))
+            out.extend([c.lineno - 1, int(versioned)] for c in calls)
         return out
 
     def resolve(self, name):
@@ -261,11 +279,11 @@ class File:
             for target in assign_targets(node):
                 for leaf in ast.walk(target):
                     if isinstance(leaf, ast.Attribute) and isinstance(leaf.ctx, ast.Store):
-                        name = dotted(leaf)
-                        if name and not isinstance(leaf.value, (ast.Call, ast.Subscript)):
+                        name = plain_dotted(leaf)
+                        if name:
                             out.append([leaf.lineno - 1, self.resolve(name)])
         for call in self.setattrs:
-            name = dotted(call.args[0]) if isinstance(call.args[0], (ast.Name, ast.Attribute)) else None
+            name = plain_dotted(call.args[0])
             if not name:
                 continue
             attr = "?"
@@ -280,10 +298,9 @@ class File:
         out = []
         values = [n.value for n in self.assigns if not isinstance(n, ast.AugAssign) and n.value is not None]
         for v in values + self.wraps:
-            if isinstance(v, (ast.Name, ast.Attribute)):
-                name = dotted(v)
-                if name:
-                    out.append([v.lineno - 1, self.resolve(name)])
+            name = plain_dotted(v)
+            if name:
+                out.append([v.lineno - 1, self.resolve(name)])
         return out
 
     def cache_decorators(self):

@@ -572,6 +572,22 @@ TEST(ScanSource, NonAsciiTextKeepsLineNumbersAndExcerpts) {
   EXPECT_EQ(bom[0].rule, "ctypes");
 }
 
+TEST(ScanSource, AttributesOfACallResultAreNoTimingFunction) {
+  auto found = scan_source("res = time.get_clock_info('monotonic').resolution\nx = torch.cuda.Event(enable_timing=True).query\n");
+  EXPECT_TRUE(found.empty()) << describe(found);
+}
+
+// Answers bigger than a pipe holds (thousands of strings and comments per file), many files in
+// one batch: the helper must not stall while kbv is still writing sources to it.
+TEST(ScanSource, ABatchLargerThanThePipesDoesNotStall) {
+  std::string big;
+  for (int i = 0; i < 3000; ++i) big += "x = \"a\"  # c\n";
+  std::vector<std::string_view> batch(12, big);
+  auto found = scan_sources(batch);
+  ASSERT_EQ(found.size(), batch.size());
+  for (const auto& f : found) EXPECT_TRUE(f.empty()) << describe(f);
+}
+
 TEST(ScanSource, AFindingIsReportedOncePerRuleAndLine) {
   auto found = scan_source("s = \"cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\"\n");
   EXPECT_EQ(with_rule(found, "side_stream").size(), 1u) << describe(found);

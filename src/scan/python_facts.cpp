@@ -1,5 +1,8 @@
 #include "scan/python_facts.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "scan/child_process.hpp"
@@ -8,6 +11,9 @@
 
 namespace kbv::scan::detail {
 namespace {
+
+// Below this much source, a second helper costs more (its start-up, ~50 ms) than it saves.
+constexpr std::size_t kBytesPerHelper = 1 << 20;
 
 PythonFacts facts_from_json(const nlohmann::json& j) {
   PythonFacts f;
@@ -43,29 +49,45 @@ const std::string& scan_python() {
 std::vector<PythonFacts> python_facts(const std::vector<std::string_view>& sources) {
   std::vector<PythonFacts> out;
   if (sources.empty()) return out;
-  std::string input;
-  for (auto s : sources) {
-    input += std::to_string(s.size());
-    input += '\n';
-    input.append(s);
+  // Parsing is the cost, and files are independent: one helper per core for a large batch,
+  // each taking a contiguous run of files so the answers keep their order.
+  std::size_t total = 0;
+  for (auto s : sources) total += s.size();
+  std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::size_t helpers = std::clamp<std::size_t>(total / kBytesPerHelper, 1, std::min(cores, sources.size()));
+  std::vector<std::string> inputs(helpers);
+  std::vector<std::size_t> first(helpers + 1, sources.size());
+  std::size_t helper = 0, taken = 0;
+  first[0] = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (helper + 1 < helpers && taken >= total * (helper + 1) / helpers) first[++helper] = i;
+    inputs[helper] += std::to_string(sources[i].size());
+    inputs[helper] += '\n';
+    inputs[helper].append(sources[i]);
+    taken += sources[i].size();
   }
-  std::string answer;
+  std::vector<std::string_view> views(inputs.begin(), inputs.end());
+  std::vector<std::string> answers;
   try {
     // -I: no user site, no PYTHON* variables; -S: no site import (faster, nothing third-party).
-    answer = run_with_stdin({scan_python(), "-I", "-S", "-c", kPythonFactsScript}, input);
+    answers = run_each_with_stdin({scan_python(), "-I", "-S", "-c", kPythonFactsScript}, views);
   } catch (const ScanError& e) {
     throw ScanError(std::string(e.what()) +
                     " (kbv check parses Python with the interpreter kbv was configured with; "
                     "reconfigure with -DKBV_PYTHON=/path/to/python3, 3.8 or newer)");
   }
-  std::size_t pos = 0;
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    std::size_t nl = answer.find('\n', pos);
-    if (nl == std::string::npos) throw ScanError("the Python parser helper answered " + std::to_string(i) + " of " +
-                                                 std::to_string(sources.size()) + " files");
-    out.push_back(facts_from_json(nlohmann::json::parse(answer.begin() + static_cast<std::ptrdiff_t>(pos),
-                                                        answer.begin() + static_cast<std::ptrdiff_t>(nl))));
-    pos = nl + 1;
+  for (std::size_t h = 0; h < helpers; ++h) {
+    const std::string& answer = answers[h];
+    std::size_t pos = 0;
+    for (std::size_t i = first[h]; i < (h + 1 < helpers ? first[h + 1] : sources.size()); ++i) {
+      std::size_t nl = answer.find('\n', pos);
+      if (nl == std::string::npos)
+        throw ScanError("the Python parser helper answered for " + std::to_string(out.size()) + " of " +
+                        std::to_string(sources.size()) + " files");
+      out.push_back(facts_from_json(nlohmann::json::parse(answer.begin() + static_cast<std::ptrdiff_t>(pos),
+                                                          answer.begin() + static_cast<std::ptrdiff_t>(nl))));
+      pos = nl + 1;
+    }
   }
   return out;
 }

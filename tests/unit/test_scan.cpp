@@ -588,6 +588,22 @@ TEST(ScanSource, ABatchLargerThanThePipesDoesNotStall) {
   for (const auto& f : found) EXPECT_TRUE(f.empty()) << describe(f);
 }
 
+// Megabytes of sources are parsed by one helper per core, each a contiguous run of files: the
+// findings must still come back in the sources' order.
+TEST(ScanSource, LargeBatchesKeepTheirOrderAcrossHelpers) {
+  std::string padding;
+  for (int i = 0; i < 2000; ++i) padding += "# padding line to make the file large enough\n";
+  const std::string threads = "import threading\n" + padding, native = "import ctypes\n" + padding;
+  std::vector<std::string_view> batch;
+  for (int i = 0; i < 60; ++i) batch.push_back(i % 3 == 0 ? std::string_view(native) : std::string_view(threads));
+  auto found = scan_sources(batch);
+  ASSERT_EQ(found.size(), batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ASSERT_EQ(found[i].size(), 1u) << i;
+    EXPECT_EQ(found[i][0].rule, i % 3 == 0 ? "ctypes" : "threads_or_processes") << i;
+  }
+}
+
 TEST(ScanSource, AFindingIsReportedOncePerRuleAndLine) {
   auto found = scan_source("s = \"cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\"\n");
   EXPECT_EQ(with_rule(found, "side_stream").size(), 1u) << describe(found);

@@ -1,13 +1,13 @@
 #include "report/eval_results_export.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <iterator>
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "core/errors.hpp"
 #include "report/aggregates.hpp"
@@ -19,17 +19,21 @@ namespace kbv {
 namespace fs = std::filesystem;
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 std::string main_protocol(const ExportOptions& options, const std::vector<std::string>& present) {
   if (!options.protocol.empty()) {
     if (!has(present, options.protocol))
-      throw UsageError(fmt::format("no verdicts under protocol '{}'; present: {} (pick one with --protocol)", options.protocol,
-                                   fmt::join(present, ", ")));
+      throw UsageError(
+          fmt::format("no verdicts under protocol '{}'; present: {} (pick one with --protocol)",
+                      options.protocol, fmt::join(present, ", ")));
     return options.protocol;
   }
   // KernelBench-Verified's eval_results.json is its standard run (5 trials of get_inputs()).
-  if (options.format == ExportFormat::kernelbench_verified && has(present, "standard")) return "standard";
+  if (options.format == ExportFormat::kernelbench_verified && has(present, "standard"))
+    return "standard";
   return present.front();
 }
 
@@ -51,16 +55,19 @@ void refuse_foreign_file(const fs::path& file) {
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
   if (t.empty() || t == "{}" || text.find("\"kbv_outcome\"") != std::string::npos) return;
-  throw UsageError(fmt::format("'{}' exists and was not written by kbv (KernelBench's own results?); move it away or "
-                               "export to another --out",
-                               file.string()));
+  throw UsageError(fmt::format(
+      "'{}' exists and was not written by kbv (KernelBench's own results?); move it away or "
+      "export to another --out",
+      file.string()));
 }
 
 void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
   refuse_foreign_file(file);
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  if (ec) throw UsageError(fmt::format("cannot create '{}': {}", file.parent_path().string(), ec.message()));
+  if (ec)
+    throw UsageError(
+        fmt::format("cannot create '{}': {}", file.parent_path().string(), ec.message()));
   std::ofstream out(file);
   if (!out) throw UsageError(fmt::format("cannot write '{}'", file.string()));
   // indent=4 as KernelBench's json.dump(eval_results, f, indent=4)
@@ -73,11 +80,12 @@ void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
 ExportFormat export_format_from_name(const std::string& name) {
   if (name == "kernelbench") return ExportFormat::kernelbench;
   if (name == "kernelbench-verified") return ExportFormat::kernelbench_verified;
-  throw UsageError(fmt::format("unknown export format '{}'; use kernelbench or kernelbench-verified", name));
+  throw UsageError(
+      fmt::format("unknown export format '{}'; use kernelbench or kernelbench-verified", name));
 }
 
-ExportResult export_eval_results(const std::vector<VerdictRecord>& records, const std::string& out_dir,
-                                 const ExportOptions& options) {
+ExportResult export_eval_results(const std::vector<VerdictRecord>& records,
+                                 const std::string& out_dir, const ExportOptions& options) {
   auto present = protocols_strictest_first(records);
   if (present.empty()) throw UsageError("the results DB holds no verdicts; nothing to export");
   ExportResult result;
@@ -87,7 +95,8 @@ ExportResult export_eval_results(const std::vector<VerdictRecord>& records, cons
 
   for (const auto& g : export_groups(records, labels, result.protocol, result.protocol_version)) {
     for (const auto* r : g.records) result.left_out += !kernelbench_has_row(r->verdict);
-    auto j = options.format == ExportFormat::kernelbench ? kernelbench_eval_results(g.records) : verified_eval_results(g.records);
+    auto j = options.format == ExportFormat::kernelbench ? kernelbench_eval_results(g.records)
+                                                         : verified_eval_results(g.records);
     fs::path file = fs::path(out_dir) / g.folder / "eval_results.json";
     write_json(file, j);
     result.files.push_back(file.string());
@@ -97,7 +106,8 @@ ExportResult export_eval_results(const std::vector<VerdictRecord>& records, cons
   result.hidden_protocol = hidden_protocol(present);
   if (result.hidden_protocol.empty()) return result;
   result.hidden_protocol_version = current_protocol_version(records, result.hidden_protocol);
-  for (const auto& g : export_groups(records, labels, result.hidden_protocol, result.hidden_protocol_version)) {
+  for (const auto& g :
+       export_groups(records, labels, result.hidden_protocol, result.hidden_protocol_version)) {
     fs::path file = fs::path(out_dir) / g.folder / "eval_results_hidden.json";
     write_json(file, verified_hidden_results(g.records));
     result.files.push_back(file.string());

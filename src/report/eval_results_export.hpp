@@ -34,7 +34,7 @@ struct ExportResult {
 
 // Writes every run's files under out_dir. Throws UsageError when the protocol has no verdicts
 // or out_dir cannot be written.
-ExportResult export_eval_results(const std::vector<VerdictRecord>& records, const std::string& out_dir,
-                                 const ExportOptions& options);
+ExportResult export_eval_results(const std::vector<VerdictRecord>& records,
+                                 const std::string& out_dir, const ExportOptions& options);
 
 }  // namespace kbv

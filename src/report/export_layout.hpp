@@ -22,10 +22,12 @@ std::string run_folder_name(const std::string& label);
 
 // The verdicts of `protocol` at `protocol_version`, grouped by (run, level), the latest of each
 // sample only. `labels` are the run labels of `records` (run_labels()).
-std::vector<ExportGroup> export_groups(const std::vector<VerdictRecord>& records, const std::vector<std::string>& labels,
+std::vector<ExportGroup> export_groups(const std::vector<VerdictRecord>& records,
+                                       const std::vector<std::string>& labels,
                                        const std::string& protocol, int protocol_version);
 
 // The highest version of `protocol` among the records; 0 when it has none.
-int current_protocol_version(const std::vector<VerdictRecord>& records, const std::string& protocol);
+int current_protocol_version(const std::vector<VerdictRecord>& records,
+                             const std::string& protocol);
 
 }  // namespace kbv

@@ -1,9 +1,9 @@
 #include "report/kernelbench_sample.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "report/kernelbench_timing_stats.hpp"
 
@@ -13,7 +13,8 @@ namespace {
 using J = nlohmann::ordered_json;
 
 bool is_run_failure(Outcome o) {
-  return o == Outcome::runtime_error || o == Outcome::timeout || o == Outcome::crashed || o == Outcome::protocol_violation;
+  return o == Outcome::runtime_error || o == Outcome::timeout || o == Outcome::crashed ||
+         o == Outcome::protocol_violation;
 }
 
 // KernelBench's metadata keys, in the order its eval writes them.
@@ -28,7 +29,8 @@ void add_kernelbench_keys(const Verdict& v, J& m) {
     J diffs = J::array();
     if (v.correctness)
       for (const auto& d : v.correctness->distributions)
-        if (d.status == DistributionStatus::fail) diffs.push_back(fmt::format("{:.6f}", d.max_abs_err));
+        if (d.status == DistributionStatus::fail)
+          diffs.push_back(fmt::format("{:.6f}", d.max_abs_err));
     if (!diffs.empty()) m["max_difference"] = diffs;
   }
   // "(passed / run)", set by KernelBench only when every trial ran to a comparison.
@@ -52,7 +54,8 @@ void add_kbv_keys(const VerdictRecord& r, J& m) {
   m["kbv_precision"] = v.precision;
   if (const auto* cand = verdict_series(v, "candidate")) {
     // Unrounded: KernelBench's runtime keeps 3 significant digits only.
-    m["kbv_runtime_mean_ms"] = cand->samples_ms.empty() ? cand->mean_ms : samples_mean(cand->samples_ms);
+    m["kbv_runtime_mean_ms"] =
+        cand->samples_ms.empty() ? cand->mean_ms : samples_mean(cand->samples_ms);
     m["kbv_runtime_median_ms"] = cand->median_ms;
   }
   std::string headline = verdict_headline_baseline(v);
@@ -77,7 +80,8 @@ void add_kbv_keys(const VerdictRecord& r, J& m) {
   }
   m["kbv_custom_kernel"] = v.custom_kernel;
   m["kbv_flags"] = J::array();
-  for (const auto& f : v.flags) m["kbv_flags"].push_back(J{{"name", f.name}, {"evidence", f.evidence}});
+  for (const auto& f : v.flags)
+    m["kbv_flags"].push_back(J{{"name", f.name}, {"evidence", f.evidence}});
   m["kbv_candidate_path"] = r.sample.candidate_path;
   m["kbv_candidate_sha256"] = v.candidate.sha256;
   m["kbv_problem_name"] = v.problem.name;
@@ -89,7 +93,8 @@ void add_kbv_keys(const VerdictRecord& r, J& m) {
 }  // namespace
 
 bool kernelbench_has_row(const Verdict& v) {
-  return v.outcome != Outcome::skipped && v.outcome != Outcome::internal_error && v.outcome != Outcome::problem_error;
+  return v.outcome != Outcome::skipped && v.outcome != Outcome::internal_error &&
+         v.outcome != Outcome::problem_error;
 }
 
 J kernelbench_metadata(const VerdictRecord& r) {
@@ -120,7 +125,9 @@ J kernelbench_eval_results(const std::vector<const VerdictRecord*>& records) {
     if (kernelbench_has_row(r->verdict)) by_problem[r->sample.problem_id].push_back(r);
   J out = J::object();
   for (auto& [pid, rs] : by_problem) {
-    std::sort(rs.begin(), rs.end(), [](const VerdictRecord* a, const VerdictRecord* b) { return a->sample.sample_id < b->sample.sample_id; });
+    std::sort(rs.begin(), rs.end(), [](const VerdictRecord* a, const VerdictRecord* b) {
+      return a->sample.sample_id < b->sample.sample_id;
+    });
     J list = J::array();
     for (const auto* r : rs) list.push_back(kernelbench_sample(*r));
     out[std::to_string(pid)] = std::move(list);

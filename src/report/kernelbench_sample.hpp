@@ -5,9 +5,8 @@
 // runtime is the MEAN of the candidate's timed trials, equal to runtime_stats.mean (3
 // significant digits, as KernelBench rounds), -1.0 when not timed; runtime_stats is {} then.
 // metadata holds KernelBench's keys where kbv knows them, then kbv's own (kbv_*).
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "store/result_fields.hpp"
 

@@ -31,7 +31,9 @@ double samples_population_std(const std::vector<double>& samples_ms) {
   return std::sqrt(ss / static_cast<double>(samples_ms.size()));
 }
 
-std::string kernelbench_device(const DeviceInfo& d) { return d.kind == "cuda" ? "cuda:0" : d.kind; }
+std::string kernelbench_device(const DeviceInfo& d) {
+  return d.kind == "cuda" ? "cuda:0" : d.kind;
+}
 
 nlohmann::ordered_json kernelbench_runtime_stats(const SeriesStats& s, const DeviceInfo& d) {
   const auto& xs = s.samples_ms;

@@ -2,10 +2,9 @@
 // KernelBench's `runtime_stats` for one timed series, computed from kbv's raw samples the way
 // KernelBench's timing.get_timing_stats does: mean, population std (np.std), min, max, each
 // rounded to 3 significant digits (float(f"{x:.3g}")), num_trials, hardware and device.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/verdict.hpp"
 

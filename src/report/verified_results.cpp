@@ -1,9 +1,9 @@
 #include "report/verified_results.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
-
-#include <fmt/format.h>
 
 #include "report/kernelbench_sample.hpp"
 #include "report/kernelbench_timing_stats.hpp"
@@ -13,23 +13,26 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J keyed_by_problem_and_sample(const std::vector<const VerdictRecord*>& records, const std::function<J(const VerdictRecord&)>& entry) {
+J keyed_by_problem_and_sample(const std::vector<const VerdictRecord*>& records,
+                              const std::function<J(const VerdictRecord&)>& entry) {
   std::vector<const VerdictRecord*> rows;
   for (const auto* r : records)
     if (kernelbench_has_row(r->verdict)) rows.push_back(r);
   std::sort(rows.begin(), rows.end(), [](const VerdictRecord* a, const VerdictRecord* b) {
-    return std::pair(a->sample.problem_id, a->sample.sample_id) < std::pair(b->sample.problem_id, b->sample.sample_id);
+    return std::pair(a->sample.problem_id, a->sample.sample_id) <
+           std::pair(b->sample.problem_id, b->sample.sample_id);
   });
   J out = J::object();
-  for (const auto* r : rows) out[fmt::format("{}_{}", r->sample.problem_id, r->sample.sample_id)] = entry(*r);
+  for (const auto* r : rows)
+    out[fmt::format("{}_{}", r->sample.problem_id, r->sample.sample_id)] = entry(*r);
   return out;
 }
 
 }  // namespace
 
 std::string verified_config_name(const std::string& distribution) {
-  if (distribution.size() >= 2 && distribution[0] == 'D' && distribution[1] >= '1' && distribution[1] <= '4' &&
-      (distribution.size() == 2 || distribution[2] == '_'))
+  if (distribution.size() >= 2 && distribution[0] == 'D' && distribution[1] >= '1' &&
+      distribution[1] <= '4' && (distribution.size() == 2 || distribution[2] == '_'))
     return fmt::format("config_{}", distribution[1]);
   return "";
 }
@@ -49,8 +52,8 @@ J verified_hidden_sample(const VerdictRecord& r) {
   m["hardware"] = v.device.name;
   m["device"] = kernelbench_device(v.device);
   if (v.outcome == Outcome::compile_error) m["compilation_error"] = v.reason;
-  if (v.outcome == Outcome::runtime_error || v.outcome == Outcome::timeout || v.outcome == Outcome::crashed ||
-      v.outcome == Outcome::protocol_violation)
+  if (v.outcome == Outcome::runtime_error || v.outcome == Outcome::timeout ||
+      v.outcome == Outcome::crashed || v.outcome == Outcome::protocol_violation)
     m["hidden_runtime_error"] = v.reason;
   if (v.correctness && (v.outcome == Outcome::correct || v.outcome == Outcome::incorrect)) {
     int passed = 0, run = 0;
@@ -59,7 +62,8 @@ J verified_hidden_sample(const VerdictRecord& r) {
       std::string config = verified_config_name(d.name);
       if (config.empty() || d.status == DistributionStatus::skipped) continue;
       ++run;
-      if (d.status == DistributionStatus::pass) ++passed;
+      if (d.status == DistributionStatus::pass)
+        ++passed;
       else {
         failed.push_back(config);
         diffs.push_back(fmt::format("{:.6f}", d.max_abs_err));

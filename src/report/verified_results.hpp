@@ -9,10 +9,9 @@
 //   distributions D1 x1, D2 x3, D3 x0.01, D4 x-1 ("config_1".."config_4"); correctness is
 //   "passed every distribution", metadata says which configs failed (hidden_failed_configs,
 //   hidden_correctness_trials "(passed / run)", hidden_runtime_error); no timing (runtime -1).
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "store/result_fields.hpp"
 

@@ -111,7 +111,8 @@ void pump(std::vector<Child>& children) {
       if (!fds[i].revents) continue;
       auto [c, stream] = owner[i];
       if (stream == 0) {
-        ssize_t n = ::write(c->in, c->input.data() + c->written, std::min(c->input.size() - c->written, kChunk));
+        ssize_t n = ::write(c->in, c->input.data() + c->written,
+                            std::min(c->input.size() - c->written, kChunk));
         if (n > 0) c->written += static_cast<std::size_t>(n);
         bool full = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
         if ((n < 0 && !full) || c->written == c->input.size()) close_fd(c->in);
@@ -119,8 +120,11 @@ void pump(std::vector<Child>& children) {
       }
       int& fd = stream == 1 ? c->out : c->err;
       ssize_t n = ::read(fd, buf.data(), buf.size());
-      if (n > 0) (stream == 1 ? c->stdout_text : c->stderr_text).append(buf.data(), static_cast<std::size_t>(n));
-      else if (n == 0 || errno != EINTR) close_fd(fd);
+      if (n > 0)
+        (stream == 1 ? c->stdout_text : c->stderr_text)
+            .append(buf.data(), static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR)
+        close_fd(fd);
     }
   }
 }
@@ -138,10 +142,13 @@ std::string reap(std::vector<Child>& children, const std::string& program) {
     }
     c.pid = -1;
     if (failure.empty() && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-      std::string tail = c.stderr_text.size() > kStderrKept ? "..." + c.stderr_text.substr(c.stderr_text.size() - kStderrKept)
-                                                            : c.stderr_text;
+      std::string tail = c.stderr_text.size() > kStderrKept
+                             ? "..." + c.stderr_text.substr(c.stderr_text.size() - kStderrKept)
+                             : c.stderr_text;
       failure = "'" + program + "' failed (" +
-                (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "killed by a signal") + "): " + tail;
+                (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                   : "killed by a signal") +
+                "): " + tail;
     }
   }
   return failure;
@@ -149,7 +156,8 @@ std::string reap(std::vector<Child>& children, const std::string& program) {
 
 }  // namespace
 
-std::vector<std::string> run_each_with_stdin(const std::vector<std::string>& argv, const std::vector<std::string_view>& inputs) {
+std::vector<std::string> run_each_with_stdin(const std::vector<std::string>& argv,
+                                             const std::vector<std::string_view>& inputs) {
   SigpipeBlocked sigpipe;
   std::vector<Child> children(inputs.size());
   std::string failure;

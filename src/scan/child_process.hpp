@@ -11,7 +11,8 @@ namespace kbv::scan::detail {
 // One child per input, all running at once (argv[0] is the program's path); their stdouts, in
 // order. Throws ScanError when one cannot start, is killed, or exits non-zero (with the end of
 // its stderr in the message).
-std::vector<std::string> run_each_with_stdin(const std::vector<std::string>& argv, const std::vector<std::string_view>& inputs);
+std::vector<std::string> run_each_with_stdin(const std::vector<std::string>& argv,
+                                             const std::vector<std::string_view>& inputs);
 
 inline std::string run_with_stdin(const std::vector<std::string>& argv, std::string_view input) {
   return run_each_with_stdin(argv, {input}).front();

@@ -24,9 +24,9 @@ struct StringToken {
 };
 
 struct ForwardFacts {
-  int def_line = 0;  // the `def forward` line
-  int end_line = 0;  // first line after the body
-  std::vector<std::string> assigned_self_attrs;       // X of `self.X = ...`, `self.X[k] = ...`
+  int def_line = 0;                                  // the `def forward` line
+  int end_line = 0;                                  // first line after the body
+  std::vector<std::string> assigned_self_attrs;      // X of `self.X = ...`, `self.X[k] = ...`
   std::vector<std::pair<int, std::string>> returns;  // (line, X) of `return self.X` / `self.X[k]`
 };
 
@@ -43,10 +43,12 @@ struct PythonFacts {
   std::vector<TryFacts> tries;
   std::vector<std::pair<int, bool>> key_uses;          // (line, key also holds ._version)
   std::vector<std::pair<int, bool>> cache_decorators;  // (line, decorates forward)
-  std::vector<std::string> extension_names;            // load_inline results, aliases, triton kernels
+  std::vector<std::string> extension_names;  // load_inline results, aliases, triton kernels
   // Import aliases resolved (`import torch as t`: t.relu is torch.relu):
-  std::vector<std::pair<int, std::string>> attribute_assignments;  // torch.relu = f, setattr(torch, "relu", f)
-  std::vector<std::pair<int, std::string>> references;             // _orig = torch.cuda.synchronize, wraps(torch.x)
+  std::vector<std::pair<int, std::string>>
+      attribute_assignments;  // torch.relu = f, setattr(torch, "relu", f)
+  std::vector<std::pair<int, std::string>>
+      references;  // _orig = torch.cuda.synchronize, wraps(torch.x)
 };
 
 // The facts of each source, in order, from one run of the helper. Throws ScanError when the

@@ -12,11 +12,13 @@ namespace {
 
 // A dotted name that is the extension or reaches into it: `ext`, `ext.f`, `self.ext.f`.
 bool names_extension(const std::string& used, const std::string& ext) {
-  return used == ext || (used.size() > ext.size() && used.compare(0, ext.size(), ext) == 0 && used[ext.size()] == '.');
+  return used == ext || (used.size() > ext.size() && used.compare(0, ext.size(), ext) == 0 &&
+                         used[ext.size()] == '.');
 }
 
 bool names_extension_loader(const std::string& used) {
-  return used.find("load_inline") != std::string::npos || used.find("cpp_extension") != std::string::npos;
+  return used.find("load_inline") != std::string::npos ||
+         used.find("cpp_extension") != std::string::npos;
 }
 
 void find_silent_fallbacks(ScanContext& ctx) {
@@ -39,7 +41,8 @@ void find_silent_fallbacks(ScanContext& ctx) {
 void find_saved_outputs(ScanContext& ctx) {
   for (const auto& f : ctx.facts->forwards)
     for (const auto& [line, attr] : f.returns)
-      if (std::find(f.assigned_self_attrs.begin(), f.assigned_self_attrs.end(), attr) != f.assigned_self_attrs.end())
+      if (std::find(f.assigned_self_attrs.begin(), f.assigned_self_attrs.end(), attr) !=
+          f.assigned_self_attrs.end())
         ctx.mark(Rule::result_caching, line, Severity::warning);
 }
 

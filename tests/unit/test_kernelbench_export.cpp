@@ -27,7 +27,9 @@ J read_json(const fs::path& p) {
   return J::parse(in);
 }
 
-J fixture(const std::string& name) { return read_json(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures" / name); }
+J fixture(const std::string& name) {
+  return read_json(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures" / name);
+}
 
 std::vector<std::string> keys_in_order(const J& j) {
   std::vector<std::string> out;
@@ -44,7 +46,8 @@ std::set<std::string> metadata_keys(const std::vector<J>& entries) {
 }
 
 // The value semantics of one entry, shared by KernelBench's file and kbv's export.
-void expect_entry_semantics(const J& e, const J& reference_entry, const std::set<std::string>& kernelbench_metadata) {
+void expect_entry_semantics(const J& e, const J& reference_entry,
+                            const std::set<std::string>& kernelbench_metadata) {
   EXPECT_EQ(keys_in_order(e), keys_in_order(reference_entry)) << e.dump();
   EXPECT_TRUE(e.at("sample_id").is_number_integer());
   EXPECT_TRUE(e.at("compiled").is_boolean());
@@ -54,9 +57,11 @@ void expect_entry_semantics(const J& e, const J& reference_entry, const std::set
   ASSERT_TRUE(e.at("metadata").is_object());
   const auto& m = e.at("metadata");
   EXPECT_TRUE(m.at("hardware").is_string());
-  EXPECT_TRUE(std::regex_match(m.at("device").get<std::string>(), std::regex("cuda:[0-9]+"))) << m.at("device");
+  EXPECT_TRUE(std::regex_match(m.at("device").get<std::string>(), std::regex("cuda:[0-9]+")))
+      << m.at("device");
   for (const auto& [k, v] : m.items())
-    if (k.rfind("kbv_", 0) != 0) EXPECT_TRUE(kernelbench_metadata.count(k)) << "not a KernelBench metadata key: " << k;
+    if (k.rfind("kbv_", 0) != 0)
+      EXPECT_TRUE(kernelbench_metadata.count(k)) << "not a KernelBench metadata key: " << k;
   if (!e.at("compiled").get<bool>()) {
     EXPECT_FALSE(e.at("correctness").get<bool>());
     EXPECT_TRUE(m.contains("compilation_error")) << e.dump();
@@ -68,10 +73,13 @@ void expect_entry_semantics(const J& e, const J& reference_entry, const std::set
   // Timed: only a correct sample, and runtime IS runtime_stats.mean (KernelBench's mean, 3 s.f.).
   EXPECT_TRUE(e.at("correctness").get<bool>());
   const auto& st = e.at("runtime_stats");
-  for (const auto& [ref_key, ignored] : reference_entry.at("runtime_stats").items()) EXPECT_TRUE(st.contains(ref_key)) << ref_key;
-  EXPECT_EQ(keys_in_order(st), (std::vector<std::string>{"mean", "std", "min", "max", "num_trials", "hardware", "device"}));
+  for (const auto& [ref_key, ignored] : reference_entry.at("runtime_stats").items())
+    EXPECT_TRUE(st.contains(ref_key)) << ref_key;
+  EXPECT_EQ(keys_in_order(st), (std::vector<std::string>{"mean", "std", "min", "max", "num_trials",
+                                                         "hardware", "device"}));
   EXPECT_EQ(e.at("runtime").get<double>(), st.at("mean").get<double>());
-  for (const char* k : {"mean", "std", "min", "max"}) EXPECT_EQ(st.at(k).get<double>(), round_3_significant(st.at(k).get<double>())) << k;
+  for (const char* k : {"mean", "std", "min", "max"})
+    EXPECT_EQ(st.at(k).get<double>(), round_3_significant(st.at(k).get<double>())) << k;
   EXPECT_LE(st.at("min").get<double>(), st.at("mean").get<double>());
   EXPECT_LE(st.at("mean").get<double>(), st.at("max").get<double>());
   EXPECT_TRUE(st.at("num_trials").is_number_integer());
@@ -86,7 +94,8 @@ void expect_kernelbench_file(const J& file, const J& reference) {
   for (const auto& [pid, samples] : reference.items())
     for (const auto& s : samples) ref_entries.push_back(s);
   auto known = metadata_keys(ref_entries);
-  const J& timed = *std::find_if(ref_entries.begin(), ref_entries.end(), [](const J& e) { return !e["runtime_stats"].empty(); });
+  const J& timed = *std::find_if(ref_entries.begin(), ref_entries.end(),
+                                 [](const J& e) { return !e["runtime_stats"].empty(); });
   for (const auto& [pid, samples] : file.items()) {
     EXPECT_TRUE(std::regex_match(pid, std::regex("[1-9][0-9]*"))) << pid;
     ASSERT_TRUE(samples.is_array());
@@ -142,11 +151,13 @@ TEST_F(KernelBenchExport, MatchesKernelBenchsFileFieldForField) {
   auto records = small_run("verified");
   auto result = export_eval_results(records, dir_.string(), {});
   // One level: KernelBench's place, runs/<run>/eval_results.json.
-  ASSERT_EQ(result.files, std::vector<std::string>{(dir_ / "gpt-x" / "eval_results.json").string()});
+  ASSERT_EQ(result.files,
+            std::vector<std::string>{(dir_ / "gpt-x" / "eval_results.json").string()});
   auto file = read_json(result.files[0]);
   expect_kernelbench_file(file, fixture("eval_results.json"));
 
-  EXPECT_EQ(keys_in_order(file), (std::vector<std::string>{"19", "23"})) << "the skipped sample has no row";
+  EXPECT_EQ(keys_in_order(file), (std::vector<std::string>{"19", "23"}))
+      << "the skipped sample has no row";
   EXPECT_EQ(result.left_out, 1);
   const auto& timed = file["19"][0];
   // KernelBench's runtime is the mean of the trials: samples 0.9, 1.0, 1.0, 1.15 -> 1.0125 -> 1.01.
@@ -172,9 +183,11 @@ TEST_F(KernelBenchExport, SkippedSamplesAreNeverCompileFailures) {
 TEST_F(KernelBenchExport, NeverOverwritesKernelBenchsOwnResults) {
   auto records = small_run("verified");
   fs::create_directories(dir_ / "gpt-x");
-  fs::copy_file(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures/eval_results.json", dir_ / "gpt-x/eval_results.json");
+  fs::copy_file(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures/eval_results.json",
+                dir_ / "gpt-x/eval_results.json");
   EXPECT_THROW(export_eval_results(records, dir_.string(), {}), UsageError);
-  EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results.json")) << "left as it was";
+  EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results.json"))
+      << "left as it was";
   fs::remove(dir_ / "gpt-x/eval_results.json");
   export_eval_results(records, dir_.string(), {});
   EXPECT_NO_THROW(export_eval_results(records, dir_.string(), {})) << "kbv's own file is replaced";
@@ -186,31 +199,36 @@ TEST_F(KernelBenchExport, SeveralLevelsOfOneRunGetAFolderEach) {
   for (auto& r : more) r.sample.level = 2;
   records.insert(records.end(), more.begin(), more.end());
   auto result = export_eval_results(records, dir_.string(), {});
-  EXPECT_EQ(result.files, (std::vector<std::string>{(dir_ / "gpt-x/level1/eval_results.json").string(),
-                                                    (dir_ / "gpt-x/level2/eval_results.json").string()}));
+  EXPECT_EQ(result.files,
+            (std::vector<std::string>{(dir_ / "gpt-x/level1/eval_results.json").string(),
+                                      (dir_ / "gpt-x/level2/eval_results.json").string()}));
 }
 
 TEST_F(KernelBenchExport, VerifiedFormatMatchesKernelBenchVerifiedsFiles) {
   auto records = small_run("standard");
   auto hidden = small_run("verified");
   records.insert(records.end(), hidden.begin(), hidden.end());
-  auto result = export_eval_results(records, dir_.string(), {ExportFormat::kernelbench_verified, ""});
+  auto result =
+      export_eval_results(records, dir_.string(), {ExportFormat::kernelbench_verified, ""});
   EXPECT_EQ(result.protocol, "standard");
   EXPECT_EQ(result.hidden_protocol, "verified");
   ASSERT_EQ(result.files.size(), 2u);
   EXPECT_EQ(result.files[1], (dir_ / "gpt-x" / "eval_results_hidden.json").string());
 
-  for (const auto& [ours_name, theirs_name] : {std::pair{0, "eval_results_kbv.json"}, std::pair{1, "eval_results_hidden_kbv.json"}}) {
+  for (const auto& [ours_name, theirs_name] :
+       {std::pair{0, "eval_results_kbv.json"}, std::pair{1, "eval_results_hidden_kbv.json"}}) {
     auto ours = read_json(result.files[ours_name]);
     auto theirs = fixture(theirs_name);
     std::vector<J> ref_entries;
     for (const auto& [k, e] : theirs.items()) ref_entries.push_back(e);
     auto known = metadata_keys(ref_entries);
-    for (const char* k : {"correctness_issue", "runtime_error", "hidden_runtime_error"}) known.insert(k);
+    for (const char* k : {"correctness_issue", "runtime_error", "hidden_runtime_error"})
+      known.insert(k);
     EXPECT_EQ(keys_in_order(ours), (std::vector<std::string>{"19_0", "19_1", "23_0"}));
     for (const auto& [key, e] : ours.items()) {
       // scripts/benchmark_eval_analysis.py: pid, sid = key.rsplit('_', 1)
-      EXPECT_EQ(key, fmt::format("{}_{}", key.substr(0, key.rfind('_')), e["sample_id"].get<int>()));
+      EXPECT_EQ(key,
+                fmt::format("{}_{}", key.substr(0, key.rfind('_')), e["sample_id"].get<int>()));
       const J& ref = e["runtime_stats"].empty() ? theirs["23_0"] : theirs["19_0"];
       expect_entry_semantics(e, ref, known);
     }
@@ -219,7 +237,8 @@ TEST_F(KernelBenchExport, VerifiedFormatMatchesKernelBenchVerifiedsFiles) {
   EXPECT_EQ(main["19_0"]["peak_memory"].get<std::int64_t>(), 1 << 20);
   EXPECT_EQ(main["23_0"]["peak_memory"].get<std::int64_t>(), -1);
   auto hidden_file = read_json(result.files[1]);
-  EXPECT_EQ(hidden_file["19_1"]["metadata"]["hidden_failed_configs"], J::array({"config_4"})) << "D4_neg failed";
+  EXPECT_EQ(hidden_file["19_1"]["metadata"]["hidden_failed_configs"], J::array({"config_4"}))
+      << "D4_neg failed";
   EXPECT_EQ(hidden_file["19_1"]["metadata"]["hidden_correctness_trials"], "(1 / 2)");
   EXPECT_TRUE(hidden_file["19_0"]["metadata"]["hidden_failed_configs"].empty());
   EXPECT_EQ(hidden_file["19_0"]["correctness"], true);

@@ -59,9 +59,11 @@ void expect_entry_semantics(const J& e, const J& reference_entry,
   EXPECT_TRUE(m.at("hardware").is_string());
   EXPECT_TRUE(std::regex_match(m.at("device").get<std::string>(), std::regex("cuda:[0-9]+")))
       << m.at("device");
-  for (const auto& [k, v] : m.items())
-    if (k.rfind("kbv_", 0) != 0)
+  for (const auto& [k, v] : m.items()) {
+    if (k.rfind("kbv_", 0) != 0) {
       EXPECT_TRUE(kernelbench_metadata.count(k)) << "not a KernelBench metadata key: " << k;
+    }
+  }
   if (!e.at("compiled").get<bool>()) {
     EXPECT_FALSE(e.at("correctness").get<bool>());
     EXPECT_TRUE(m.contains("compilation_error")) << e.dump();

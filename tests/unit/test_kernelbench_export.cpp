@@ -1,5 +1,6 @@
 // `kbv export` against KernelBench's own result files (kernelbench_fixtures/README.md says where
-// each comes from): same key layout, same entry keys in the same order, same value semantics.
+// each comes from; eval_results_h200.json was written by KernelBench's own code on an H200):
+// same key layout, same entry keys in the same order, same value semantics.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -145,8 +146,11 @@ class KernelBenchExport : public ::testing::Test {
 };
 
 TEST(KernelBenchFixture, PassesItsOwnSemantics) {
-  auto ref = fixture("eval_results.json");
-  expect_kernelbench_file(ref, ref);
+  for (const char* name : {"eval_results_h200.json", "eval_results.json"}) {
+    SCOPED_TRACE(name);
+    auto ref = fixture(name);
+    expect_kernelbench_file(ref, ref);
+  }
 }
 
 TEST_F(KernelBenchExport, MatchesKernelBenchsFileFieldForField) {
@@ -156,7 +160,11 @@ TEST_F(KernelBenchExport, MatchesKernelBenchsFileFieldForField) {
   ASSERT_EQ(result.files,
             std::vector<std::string>{(dir_ / "gpt-x" / "eval_results.json").string()});
   auto file = read_json(result.files[0]);
-  expect_kernelbench_file(file, fixture("eval_results.json"));
+  // KernelBench's own file, written by its code on an H200, and the excerpt of its writer.
+  for (const char* name : {"eval_results_h200.json", "eval_results.json"}) {
+    SCOPED_TRACE(name);
+    expect_kernelbench_file(file, fixture(name));
+  }
 
   EXPECT_EQ(keys_in_order(file), (std::vector<std::string>{"19", "23"}))
       << "the skipped sample has no row";
@@ -185,10 +193,10 @@ TEST_F(KernelBenchExport, SkippedSamplesAreNeverCompileFailures) {
 TEST_F(KernelBenchExport, NeverOverwritesKernelBenchsOwnResults) {
   auto records = small_run("verified");
   fs::create_directories(dir_ / "gpt-x");
-  fs::copy_file(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures/eval_results.json",
+  fs::copy_file(fs::path(KBV_SOURCE_DIR) / "tests/unit/kernelbench_fixtures/eval_results_h200.json",
                 dir_ / "gpt-x/eval_results.json");
   EXPECT_THROW(export_eval_results(records, dir_.string(), {}), UsageError);
-  EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results.json"))
+  EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results_h200.json"))
       << "left as it was";
   fs::remove(dir_ / "gpt-x/eval_results.json");
   export_eval_results(records, dir_.string(), {});

@@ -218,10 +218,12 @@ int main(int argc, char** argv) {
   r->add_flag("--quiet", report.quiet, "No Markdown on stdout");
 
   kbv::ExportCommand exp;
-  auto* x = app.add_subcommand("export", "Write KernelBench-style eval_results.json: DIR/<run>/level<L>/eval_results.json");
+  auto* x = app.add_subcommand("export", "Write KernelBench's eval_results.json (and KernelBench-Verified's eval_results_hidden.json) at DIR/<run>/");
   x->add_option("--db", exp.db, "Results DB written by `kbv run`")->required();
   x->add_option("--out", exp.out, "Output folder")->required();
-  x->add_option("--protocol", exp.protocol, "Protocol to export (default: the strictest in the DB)");
+  x->add_option("--protocol", exp.protocol, "Protocol of eval_results.json (default: the strictest in the DB; standard for kernelbench-verified)");
+  x->add_option("--format", exp.format, "kernelbench | kernelbench-verified (flat {pid}_{sid} keys, peak_memory, eval_results_hidden.json)")
+      ->capture_default_str();
 
   kbv::scan::CheckCommand check;
   auto* c = app.add_subcommand("check", "Static scan of candidates for known hacks, without importing them (docs/static-scan.md)");

@@ -69,19 +69,23 @@ int run_report_command(const ReportCommand& cmd, std::ostream& out) {
 
 int run_export_command(const ExportCommand& cmd, std::ostream& out) {
   if (cmd.db.empty()) throw UsageError("--db FILE is required: the results DB that `kbv run` wrote");
-  if (cmd.out.empty()) throw UsageError("--out DIR is required: where <run>/level<L>/eval_results.json are written");
+  if (cmd.out.empty()) throw UsageError("--out DIR is required: where <run>/eval_results.json are written (e.g. your runs/ folder)");
+  ExportOptions options{export_format_from_name(cmd.format), cmd.protocol};
   ResultStore store(cmd.db, ResultStore::Mode::read_only);
   std::vector<UnreadableRow> unreadable;
-  auto result = export_eval_results(store.verdicts({}, &unreadable), cmd.out, cmd.protocol);
+  auto result = export_eval_results(store.verdicts({}, &unreadable), cmd.out, options);
   if (!store.open_note().empty()) out << "kbv export: note: " << store.open_note() << "\n";
   for (const auto& u : unreadable)
     out << fmt::format("kbv export: skipped row {} ({} L{} P{} S{} {}): {}\n", u.id, u.sample.run_name, u.sample.level,
                        u.sample.problem_id, u.sample.sample_id, u.protocol, u.error);
-  if (result.internal_errors)
-    out << fmt::format("kbv export: left out {} internal_error verdict(s): kbv's own failures, not the candidates' results\n",
-                       result.internal_errors);
-  out << fmt::format("kbv export: {} v{}: wrote {} file(s) under {}\n", result.protocol, result.protocol_version,
-                     result.files.size(), cmd.out);
+  out << fmt::format("kbv export ({}): eval_results.json from {} v{}", cmd.format, result.protocol, result.protocol_version);
+  if (!result.hidden_protocol.empty())
+    out << fmt::format(", eval_results_hidden.json from {} v{}", result.hidden_protocol, result.hidden_protocol_version);
+  out << fmt::format("; wrote {} file(s) under {}\n", result.files.size(), cmd.out);
+  if (result.left_out > 0)
+    out << fmt::format("  {} verdict(s) left out, as KernelBench writes no row for them: skipped (e.g. CUDA candidates on a "
+                       "CPU machine), internal_error, problem_error\n",
+                       result.left_out);
   for (const auto& f : result.files) out << "  " << f << "\n";
   return 0;
 }

@@ -20,8 +20,9 @@ struct ReportCommand {
 
 struct ExportCommand {
   std::string db;
-  std::string out;       // writes out/<run>/level<L>/eval_results.json
-  std::string protocol;  // "" = strictest present
+  std::string out;       // writes out/<run>/eval_results.json (eval_results_export.hpp)
+  std::string protocol;  // "" = the format's default
+  std::string format = "kernelbench";  // or "kernelbench-verified" (adds eval_results_hidden.json)
 };
 
 // Return the process exit code; throw UsageError / StoreError for the CLI to print.

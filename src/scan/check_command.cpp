@@ -24,14 +24,16 @@ int run_check_command(const CheckCommand& cmd, std::ostream& out) {
     json_out.open(cmd.json);
     if (!json_out) throw UsageError("cannot write '" + cmd.json + "'");
   }
+  std::vector<std::vector<Finding>> findings;
+  try {
+    findings = scan_files(files);  // one Python parser process for every file
+  } catch (const ScanError& err) {
+    throw UsageError(err.what());
+  }
   std::vector<FileFindings> results;
   results.reserve(files.size());
-  for (const auto& file : files) {
-    try {
-      results.push_back({file.string(), scan_file(file)});
-    } catch (const ScanError& err) {
-      throw UsageError(err.what());
-    }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    results.push_back({files[i].string(), std::move(findings[i])});
     if (!cmd.quiet) out << format_file_findings(results.back());
   }
   out << format_summary(results);

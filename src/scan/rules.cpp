@@ -65,6 +65,9 @@ constexpr std::array<RuleInfo, kRuleCount> kRules = {{
     {"shape_specialisation", "info",
      "a comparison against a literal shape: legitimate specialisation, but also how test-shape "
      "shortcuts are written"},
+    {"syntax_error", "warning",
+     "the file is not valid Python for kbv's interpreter, so it cannot be imported; nothing else in "
+     "it was scanned"},
 }};
 
 struct Emit {
@@ -171,7 +174,8 @@ constexpr std::string_view kPrecisionSwitches[] = {
     "allow_tf32", "fp32_precision", "allow_fp16_reduced_precision_reduction",
     "allow_bf16_reduced_precision_reduction"};
 
-// Classifies a dotted name that is assigned to (target) or kept as a bare reference (to wrap).
+}  // namespace
+
 std::optional<Rule> classify_name(std::string_view name, bool target) {
   std::string_view root = name.substr(0, name.find('.'));
   auto any_part = [&](const auto& list) {
@@ -195,45 +199,7 @@ std::optional<Rule> classify_name(std::string_view name, bool target) {
   return Rule::torch_attribute_reassignment;
 }
 
-// torch.X = ..., F.X = ..., time.perf_counter = ...; and `orig = torch.cuda.synchronize` or
-// functools.wraps(torch.allclose), which keep the original to wrap it.
-std::optional<Emit> check_assignment(const Hit& h) {
-  if (h.begin > 0 && h.view[h.begin - 1] == '.') return std::nullopt;  // self.torch.x
-  std::string_view name = dotted_name_at(h.view, h.begin);
-  std::size_t after = skip_blanks(h.view, h.begin + name.size());
-  bool target = after + 1 < h.view.size() && h.view[after] == '=' && h.view[after + 1] != '=';
-  if (!target) {
-    std::string_view before = trim(h.before());
-    bool rhs = ends_with(before, "=") && !ends_with(before, "==") && !ends_with(before, "!=") &&
-               !ends_with(before, "<=") && !ends_with(before, ">=");
-    bool bare = after >= h.view.size() || h.view[after] == '\n';
-    if (!((rhs && bare) || ends_with(before, "wraps("))) return std::nullopt;
-  }
-  if (auto rule = classify_name(name, target)) return h.emit(*rule);
-  return std::nullopt;
-}
-
-// setattr(torch, "allclose", f), delattr(torch.cuda, "synchronize"): the attribute name is a
-// string, blanked in the code view, so read it from the source.
-std::optional<Emit> check_setattr(const Hit& h) {
-  std::string_view src = h.ctx.source;
-  std::size_t p = skip_blanks(src, h.end);
-  std::string_view object = dotted_name_at(src, p);
-  if (object.empty()) return std::nullopt;
-  p = skip_blanks(src, p + object.size());
-  std::string attr = "?";
-  if (p < src.size() && src[p] == ',') {
-    p = skip_blanks(src, p + 1);
-    if (p < src.size() && (src[p] == '"' || src[p] == '\'')) {
-      std::size_t e = src.find(src[p], p + 1);
-      if (e != std::string_view::npos && e - p < 80)
-        attr = std::string(src.substr(p + 1, e - p - 1));
-    }
-  }
-  std::string name = std::string(object) + "." + attr;
-  if (auto rule = classify_name(name, true)) return h.emit(*rule);
-  return std::nullopt;
-}
+namespace {
 
 // torch.library.Library("aten", "IMPL") / torch.library.impl("aten::add", ...): overrides an
 // aten kernel for everyone, the reference included.
@@ -365,74 +331,27 @@ std::optional<Emit> check_dtype_target(const Hit& h) {
 
 // ---- result caching -------------------------------------------------------------------------
 
-// data_ptr() / id(x) used as a key: inside [...], in .get()/.setdefault()/.pop(), in a tuple,
-// before `in`, or assigned to a name containing "key" or "cache".
-std::optional<Emit> key_use(const Hit& h) {
-  if (h.view[h.begin] == 'i' && h.begin > 0 && h.view[h.begin - 1] == '.') return std::nullopt;
-  std::string_view before = h.before();
-  int depth = 0;
-  for (std::size_t k = before.size(); k-- > 0;) {
-    char c = before[k];
-    if (c == ')' || c == ']' || c == '}') ++depth;
-    if (c == '(' || c == '[' || c == '{') {
-      if (depth > 0) {
-        --depth;
-        continue;
-      }
-      if (c == '[') return h.emit();
-      if (c == '(') {
-        // A tuple `(x.data_ptr(), x.shape)` is a composite key; so is hash(...) or .get(...).
-        std::string_view callee = trim(before.substr(0, k));
-        if (callee.empty() || !is_word(callee.back()) || ends_with_word(callee, "return") ||
-            ends_with_word(callee, "hash") || ends_with(callee, ".get") ||
-            ends_with(callee, ".setdefault") || ends_with(callee, ".pop"))
-          return h.emit();
-      }
-      break;
-    }
-  }
-  // `... id(x)) in cache`, `x.data_ptr() not in seen`
-  std::size_t p = h.end;
-  if (h.view[h.end - 1] == '(') p = past_closing(h.view, p, '(', ')', 200);
-  if (p == std::string_view::npos) return std::nullopt;
-  while (p < h.view.size() && (is_blank(h.view[p]) || h.view[p] == ')')) ++p;
-  std::string_view rest = h.view.substr(p, 8);
-  if (starts_with_word(rest, "in") || starts_with_word(rest, "not")) return h.emit();
-  // key = (x.data_ptr(), x.shape)
-  std::size_t eq = before.find('=');
-  if (eq != std::string_view::npos && (eq + 1 >= before.size() || before[eq + 1] != '=')) {
-    std::string lhs(trim(before.substr(0, eq)));
-    for (auto& c : lhs) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lhs.find("key") != std::string::npos || lhs.find("cache") != std::string::npos)
-      return h.emit();
-  }
-  return std::nullopt;
-}
-
-// A key that also holds `._version` caches something derived from a parameter (a transposed
-// weight) and is invalidated when it changes: info, not a warning.
+// data_ptr() / id(x) used as a key, as CPython's parser sees it (python_facts.py): a
+// subscript, a dict key, a set member, hash(), .get/.setdefault/.pop, the left of `in`, or a
+// value assigned to a name containing "key" or "cache", also inside a tuple. A list (say
+// `args=[A.data_ptr(), ...]` of a kernel launch) is not hashable, hence no key. A key that also
+// holds `._version` caches something derived from a parameter (a transposed weight) and is
+// invalidated when it changes: info, not a warning.
 std::optional<Emit> check_key_use(const Hit& h) {
-  auto e = key_use(h);
-  if (e && h.line_text().find("._version") != std::string_view::npos)
-    e->severity = Severity::info;
-  return e;
+  if (!h.ctx.facts) return std::nullopt;
+  std::optional<Emit> found;
+  for (auto [line, versioned] : h.ctx.facts->key_uses)
+    if (line == h.line && (!found || !versioned))
+      found = Emit{Rule::result_caching, versioned ? Severity::info : Severity::warning};
+  return found;
 }
 
-// @functools.lru_cache / @cache: on forward a warning; elsewhere info (fine for configs, but a
-// tensor argument makes it an id()-keyed output cache).
+// @functools.lru_cache / @cache / @cached_property: on forward a warning; elsewhere info (fine
+// for configs, but a tensor argument makes it an id()-keyed output cache).
 std::optional<Emit> check_cache_decorator(const Hit& h) {
-  std::string_view t = trim(h.line_text());
-  if (t.empty() || t[0] != '@') return std::nullopt;
-  const auto& ctx = h.ctx;
-  for (int j = h.line + 1; j < ctx.views.line_count(); ++j) {
-    if (ctx.statement_indent[static_cast<std::size_t>(j)] < 0) continue;
-    std::string_view d = trim(ctx.views.line(ctx.views.code, j));
-    if (!d.empty() && d[0] == '@') continue;
-    if (starts_with_word(d, "async")) d = trim(d.substr(5));
-    if (!starts_with_word(d, "def")) return std::nullopt;
-    bool forward = dotted_name_at(trim(d.substr(3)), 0) == "forward";
-    return Emit{Rule::result_caching, forward ? Severity::warning : Severity::info};
-  }
+  if (!h.ctx.facts) return std::nullopt;
+  for (auto [line, forward] : h.ctx.facts->cache_decorators)
+    if (line == h.line) return Emit{Rule::result_caching, forward ? Severity::warning : Severity::info};
   return std::nullopt;
 }
 
@@ -553,16 +472,8 @@ const std::vector<Pattern>& patterns() {
       {"popen(", R::threads_or_processes, kStrings, kCase | kWordStart, nullptr},
       {"system(", R::threads_or_processes, kStrings, kCase | kWordStart, check_builtin_call},
 
-      // torch_attribute_reassignment, timing_tampering, comparison_tampering (by assignment)
-      {"torch.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"F.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"nn.", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_assignment},
-      {"time.", R::timing_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"np.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"numpy.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"math.", R::comparison_tampering, kCode, kCase | kWordStart, check_assignment},
-      {"setattr(", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_setattr},
-      {"delattr(", R::torch_attribute_reassignment, kCode, kCase | kWordStart, check_setattr},
+      // torch_attribute_reassignment, timing_tampering, comparison_tampering by assignment,
+      // setattr/delattr or a kept reference: from the parse tree (python_rules.cpp)
       {"torch.library", R::torch_attribute_reassignment, kCode, kCase | kWordStart,
        check_library_override},
       {"TORCH_LIBRARY_IMPL", R::torch_attribute_reassignment, kStrings, kCase | kWord,
@@ -697,7 +608,7 @@ const std::vector<Pattern>& patterns() {
       {"missprop", R::access_policy_window, kBoth, kNone, nullptr},
       {"accessproperty", R::access_policy_window, kBoth, kNone, nullptr},
 
-      // result_caching (outputs saved on self in forward: python_blocks.cpp)
+      // result_caching (outputs saved on self in forward: python_rules.cpp)
       {"data_ptr()", R::result_caching, kCode, kCase | kWordStart, check_key_use},
       {"id(", R::result_caching, kCode, kCase | kWordStart, check_key_use},
       {"lru_cache", R::result_caching, kCode, kCase | kWord, check_cache_decorator},

@@ -1,5 +1,5 @@
-// Drives one scan: split the source into views, find the block structure, run the rules, and
-// turn the marks into findings (one per rule and line, sorted by line).
+// Drives a scan: parse the Python (python_facts.hpp), split each source into views, run the
+// rules, and turn the marks into findings (one per rule and line, sorted by line).
 #include "scan/scan.hpp"
 
 #include <algorithm>
@@ -45,6 +45,26 @@ std::vector<Finding> findings_of(detail::ScanContext& ctx) {
   return out;
 }
 
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScanError("cannot read '" + path.string() + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
+}
+
+// The line the parser stopped at, and its message ("SyntaxError: '(' was never closed").
+Finding syntax_error_finding(std::string_view source, const detail::SyntaxProblem& problem) {
+  const RuleInfo& info = rules()[static_cast<std::size_t>(detail::Rule::syntax_error)];
+  auto starts = detail::split_cxx(source).line_starts;
+  int line = std::clamp(problem.line, 0, static_cast<int>(starts.size()) - 1);
+  std::size_t begin = starts[static_cast<std::size_t>(line)];
+  std::size_t end = source.find('\n', begin);
+  std::string_view text = source.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+  return Finding{std::string(info.name), std::string(info.severity), line + 1, excerpt_of(text),
+                 problem.message + ": " + std::string(info.why)};
+}
+
 bool is_cxx_path(const std::filesystem::path& path) {
   static const char* const kCxx[] = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp"};
   auto ext = path.extension().string();
@@ -53,36 +73,55 @@ bool is_cxx_path(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::vector<Finding> scan_source(std::string_view python_source) {
-  detail::ScanContext ctx;
-  ctx.source = python_source;
-  ctx.views = detail::split_python(python_source);
-  detail::analyse_python_blocks(ctx);
-  detail::find_current_streams(ctx);
-  detail::run_literal_rules(ctx);
-  detail::run_block_rules(ctx);
-  return findings_of(ctx);
+std::vector<std::vector<Finding>> scan_sources(const std::vector<std::string_view>& python_sources) {
+  auto facts = detail::python_facts(python_sources);
+  std::vector<std::vector<Finding>> out;
+  out.reserve(python_sources.size());
+  for (std::size_t i = 0; i < python_sources.size(); ++i) {
+    detail::ScanContext ctx;
+    ctx.source = python_sources[i];
+    if (const auto& problem = facts[i].syntax_problem) {
+      out.push_back({syntax_error_finding(ctx.source, *problem)});
+      continue;
+    }
+    ctx.facts = &facts[i];
+    ctx.views = detail::split_python(ctx.source, facts[i]);
+    detail::find_current_streams(ctx);
+    detail::run_literal_rules(ctx);
+    detail::run_python_rules(ctx);
+    out.push_back(findings_of(ctx));
+  }
+  return out;
 }
+
+std::vector<Finding> scan_source(std::string_view python_source) { return scan_sources({python_source}).front(); }
 
 std::vector<Finding> scan_cxx_source(std::string_view cxx_source) {
   detail::ScanContext ctx;
   ctx.source = cxx_source;
   ctx.python = false;
   ctx.views = detail::split_cxx(cxx_source);
-  ctx.statement_indent.assign(static_cast<std::size_t>(ctx.views.line_count()), -1);
   detail::find_current_streams(ctx);
   detail::run_literal_rules(ctx);
   return findings_of(ctx);
 }
 
-std::vector<Finding> scan_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScanError("cannot read '" + path.string() + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string source = std::move(text).str();
-  return is_cxx_path(path) ? scan_cxx_source(source) : scan_source(source);
+std::vector<std::vector<Finding>> scan_files(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::string> texts;
+  texts.reserve(paths.size());
+  for (const auto& path : paths) texts.push_back(read_text(path));
+  std::vector<std::string_view> python;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    if (!is_cxx_path(paths[i])) python.push_back(texts[i]);
+  auto python_findings = scan_sources(python);
+  std::vector<std::vector<Finding>> out;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    out.push_back(is_cxx_path(paths[i]) ? scan_cxx_source(texts[i]) : std::move(python_findings[next++]));
+  return out;
 }
+
+std::vector<Finding> scan_file(const std::filesystem::path& path) { return scan_files({path}).front(); }
 
 std::vector<std::filesystem::path> scan_targets(const std::filesystem::path& path) {
   namespace fs = std::filesystem;

@@ -31,8 +31,13 @@ struct RuleInfo {
 const std::vector<RuleInfo>& rules();
 
 // Scans a Python candidate, including the C++/CUDA in its string literals. Findings are sorted
-// by line, at most one per rule and line.
+// by line, at most one per rule and line. The Python is parsed by CPython's tokenizer and ast in
+// a child process (the interpreter kbv was configured with; nothing is executed); a source that
+// does not parse yields one syntax_error finding. Throws ScanError when that interpreter cannot
+// be run.
 std::vector<Finding> scan_source(std::string_view python_source);
+// The same for many sources, with one child process for all of them (what `kbv check` uses).
+std::vector<std::vector<Finding>> scan_sources(const std::vector<std::string_view>& python_sources);
 
 // Scans a C++/CUDA source file's text (a .cu/.cpp that a candidate builds with load()).
 std::vector<Finding> scan_cxx_source(std::string_view cxx_source);
@@ -40,6 +45,8 @@ std::vector<Finding> scan_cxx_source(std::string_view cxx_source);
 // Reads and scans a file: .cu/.cuh/.cpp/.cc/.cxx/.c/.h/.hpp as C++, anything else as Python.
 // Throws ScanError when the file cannot be read.
 std::vector<Finding> scan_file(const std::filesystem::path& path);
+// Reads and scans many files, parsing all the Python ones in one child process.
+std::vector<std::vector<Finding>> scan_files(const std::vector<std::filesystem::path>& paths);
 
 // The files `kbv check PATH` scans: PATH itself, or for a folder every .py/.cu/.cuh/.cpp file
 // below it, sorted. Throws ScanError when PATH does not exist.

@@ -1,11 +1,13 @@
 #pragma once
 // What the rules share while one file is scanned (internal to kbv_scan).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "scan/python_facts.hpp"
 #include "scan/source_views.hpp"
 
 namespace kbv::scan::detail {
@@ -30,6 +32,7 @@ enum class Rule : std::uint8_t {
   rng_reseed,
   dynamic_code,
   shape_specialisation,
+  syntax_error,
   count
 };
 
@@ -45,10 +48,8 @@ struct ScanContext {
   std::string_view source;
   SourceViews views;
   bool python = true;
-  // Python structure (empty for a C++ file).
-  std::vector<int> statement_indent;  // per line: indent of a statement's first line, else -1
-  std::vector<std::pair<int, int>> forward_bodies;  // (def line, first line after the body)
-  std::vector<std::string> extension_names;         // load_inline results, aliases, triton kernels
+  // What CPython's parser found (nullptr for a C++ file).
+  const PythonFacts* facts = nullptr;
   // C++: names holding torch's current stream, and whether the source asks for it at all.
   std::vector<std::string> current_stream_names;
   bool asks_current_stream = false;
@@ -57,19 +58,25 @@ struct ScanContext {
 
   void mark(Rule rule, int line, Severity severity) { marks.push_back({rule, line, severity}); }
   bool in_forward(int line) const {
-    for (auto [def, end] : forward_bodies)
-      if (line > def && line < end) return true;
+    if (facts)
+      for (const auto& f : facts->forwards)
+        if (line > f.def_line && line < f.end_line) return true;
     return false;
   }
 };
 
 Severity default_severity(Rule rule);
 
-// Structure of the Python code: forward bodies and extension names (python_blocks.cpp).
-void analyse_python_blocks(ScanContext& ctx);
-// Rules that need the block structure: silent_fallback, result_caching's saved outputs.
-void run_block_rules(ScanContext& ctx);
-// Names of C++ variables holding getCurrentCUDAStream() (python_blocks.cpp).
+// The rule a dotted name falls under when it is assigned to (target) or kept aside as a bare
+// reference to wrap or restore (rules.cpp): time.* -> timing_tampering; torch/F/nn/np/numpy/
+// math names of comparison functions -> comparison_tampering; torch timing names ->
+// timing_tampering; any other torch/F/nn target -> torch_attribute_reassignment.
+std::optional<Rule> classify_name(std::string_view name, bool target);
+
+// Rules decided on the parsed Python: silent_fallback's try/except, result_caching's outputs
+// saved on self in forward (python_rules.cpp).
+void run_python_rules(ScanContext& ctx);
+// Names of C++ variables holding getCurrentCUDAStream() (cxx_streams.cpp).
 void find_current_streams(ScanContext& ctx);
 // Every literal-triggered rule (rules.cpp).
 void run_literal_rules(ScanContext& ctx);

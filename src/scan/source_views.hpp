@@ -11,12 +11,12 @@
 
 namespace kbv::scan::detail {
 
+struct PythonFacts;
+
 struct SourceViews {
   std::string code;
   std::string strings;
   std::vector<std::size_t> line_starts;  // offset of the first byte of each line
-  // Per line: starts inside brackets, a string or after a backslash, so its indent is meaningless.
-  std::vector<char> continuation;
 
   int line_count() const { return static_cast<int>(line_starts.size()); }
   int line_of(std::size_t offset) const;  // 0-based line holding offset
@@ -24,8 +24,9 @@ struct SourceViews {
   std::string_view line(std::string_view text, int line) const;
 };
 
-// A Python source (a KernelBench candidate).
-SourceViews split_python(std::string_view source);
+// A Python source (a KernelBench candidate), from the comments and string tokens that CPython's
+// tokenizer found in it (python_facts.hpp).
+SourceViews split_python(std::string_view source, const PythonFacts& facts);
 // A C++/CUDA source (.cu, .cpp): all of it goes to the strings view.
 SourceViews split_cxx(std::string_view source);
 

@@ -140,7 +140,7 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   exp.argv = {testing::kBin + "/kbv", "export", "--db", (f.root / "kbv.db").string(), "--out", (f.root / "export").string()};
   auto ex = run_process(exp, Clock::now() + std::chrono::minutes(1));
   EXPECT_EQ(ex.exit_code, 0) << ex.output_tail;
-  EXPECT_TRUE(fs::exists(f.root / "export/model_b/level1/eval_results.json")) << ex.output_head << ex.output_tail;
+  EXPECT_TRUE(fs::exists(f.root / "export/model_b/eval_results.json")) << ex.output_head << ex.output_tail;
   if (!::testing::Test::HasFailure()) fs::remove_all(f.root);
 }
 

@@ -29,6 +29,15 @@ for run in gpt-x claude-y llama-z; do
   done
 done
 
+"$kbv" export --db "$out/results.db" --out "$out/export-kbv" --format kernelbench-verified > "$out/export-kbv.txt"
+for f in "$out/export-kbv/gpt-x/level1/eval_results.json" "$out/export-kbv/gpt-x/level1/eval_results_hidden.json"; do
+  [ -s "$f" ] || fail "missing $f"
+  grep -q '"1_0": {' "$f" || fail "$f is not keyed {pid}_{sid}"
+done
+grep -q 'eval_results_hidden.json from verified' "$out/export-kbv.txt" || fail "export should name the hidden protocol: $(cat "$out/export-kbv.txt")"
+if "$kbv" export --db "$out/results.db" --out "$out/x" --format kernelbench2 2> "$out/err3.txt"; then fail "unknown format must fail"; fi
+grep -q "use kernelbench or kernelbench-verified" "$out/err3.txt" || fail "unhelpful format error: $(cat "$out/err3.txt")"
+
 if "$kbv" report --db "$out/absent.db" > /dev/null 2> "$out/err.txt"; then fail "a missing DB must fail"; fi
 grep -q 'cannot open results DB' "$out/err.txt" || fail "unhelpful error: $(cat "$out/err.txt")"
 if "$kbv" report --db "$out/results.db" --protocol lenient > /dev/null 2> "$out/err2.txt"; then fail "unknown protocol must fail"; fi

@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "report/csv_printer.hpp"
 #include "report/eval_results_export.hpp"
+#include "report/export_layout.hpp"
 #include "report/html_printer.hpp"
 #include "report/json_printer.hpp"
 #include "report/markdown_printer.hpp"
@@ -159,7 +160,7 @@ class ExportTest : public ::testing::Test {
 
 TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
   auto records = testing::synthetic_suite();
-  auto result = export_eval_results(records, dir_.string(), "verified");
+  auto result = export_eval_results(records, dir_.string(), {ExportFormat::kernelbench, "verified"});
   EXPECT_EQ(result.protocol, "verified");
   EXPECT_EQ(result.files.size(), 3u * 2u) << "three runs, two levels";
   fs::path file = dir_ / "gpt-x" / "level1" / "eval_results.json";
@@ -177,7 +178,7 @@ TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
     for (const auto& s : samples) {
       std::set<std::string> keys;
       for (const auto& [k, v] : s.items()) keys.insert(k);
-      EXPECT_EQ(keys, (std::set<std::string>{"sample_id", "compiled", "correctness", "runtime", "runtime_stats", "metadata"}));
+      EXPECT_EQ(keys, (std::set<std::string>{"sample_id", "compiled", "correctness", "metadata", "runtime", "runtime_stats"}));
       EXPECT_GT(s["sample_id"].get<int>(), last);
       last = s["sample_id"];
       EXPECT_TRUE(s["compiled"].is_boolean());
@@ -185,11 +186,11 @@ TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
       EXPECT_EQ(s["metadata"]["kbv_protocol"], "verified");
       if (s["correctness"]) {
         saw_correct = true;
-        EXPECT_DOUBLE_EQ(s["runtime"].get<double>(), 1.0) << "candidate median ms";
+        EXPECT_DOUBLE_EQ(s["runtime"].get<double>(), 1.01) << "candidate mean ms, 3 significant digits";
         const auto& st = s["runtime_stats"];
         for (const char* k : {"mean", "std", "min", "max", "num_trials"}) EXPECT_TRUE(st.contains(k)) << k;
         EXPECT_EQ(st["num_trials"], 4);
-        EXPECT_NEAR(st["std"].get<double>(), 0.0892679, 1e-6) << "population std of 0.9, 1.0, 1.0, 1.15";
+        EXPECT_DOUBLE_EQ(st["std"].get<double>(), 0.0893) << "population std of 0.9, 1.0, 1.0, 1.15";
         EXPECT_TRUE(s["metadata"].contains("kbv_speedup"));
         EXPECT_EQ(s["metadata"]["hardware"], "NVIDIA H200");
       } else {
@@ -205,9 +206,10 @@ TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
 
 TEST_F(ExportTest, DefaultsToTheStrictestProtocolAndRejectsAbsentOnes) {
   auto records = testing::synthetic_suite();
-  EXPECT_EQ(export_eval_results(records, dir_.string(), "").protocol, "strict");
-  EXPECT_THROW(export_eval_results(records, dir_.string(), "lenient"), UsageError);
-  EXPECT_THROW(export_eval_results({}, dir_.string(), ""), UsageError);
+  EXPECT_EQ(export_eval_results(records, dir_.string(), {}).protocol, "strict");
+  EXPECT_THROW(export_eval_results(records, dir_.string(), {ExportFormat::kernelbench, "lenient"}), UsageError);
+  EXPECT_THROW(export_eval_results({}, dir_.string(), {}), UsageError);
+  EXPECT_THROW(export_format_from_name("kernelbench2"), UsageError);
 }
 
 TEST(ExportFolder, RunNamesBecomeSafeFolderNames) {

@@ -274,6 +274,17 @@ pat = re.compile("x")
     if x.size(0) > 1024:
         return big(x)
 )"}},
+      {"syntax_error",
+       R"(import torch
+def forward(self, x):
+    return torch.relu(x
+)",
+       3,
+       {R"(import torch
+def forward(self, x):
+    return torch.relu(
+        x)
+)"}},
   };
   return cases;
 }
@@ -287,7 +298,7 @@ TEST(ScanRules, TheRuleListIsFixed) {
                        "tensor_subclass", "precision_downcast", "tf32_or_matmul_precision",
                        "ctypes", "introspection", "environment_read", "file_io",
                        "access_policy_window", "result_caching", "rng_reseed", "dynamic_code",
-                       "shape_specialisation"}));
+                       "shape_specialisation", "syntax_error"}));
   for (const auto& r : rules()) {
     EXPECT_FALSE(r.why.empty()) << r.name;
     EXPECT_EQ(r.why.find('\n'), std::string_view::npos) << r.name << ": why is one line";
@@ -348,6 +359,10 @@ TEST(ScanRules, OtherSpellingsFire) {
        "lib = torch.library.Library(\"aten\", \"IMPL\")\n"},
       {"torch_attribute_reassignment",
        "s = r\"\"\"\nTORCH_LIBRARY_IMPL(aten, CUDA, m) { m.impl(\"relu\", my_relu); }\n\"\"\"\n"},
+      {"torch_attribute_reassignment", "import torch as t\nt.relu = fake\n"},
+      {"torch_attribute_reassignment", "from torch.nn import functional as Fn\nFn.gelu = g\n"},
+      {"timing_tampering", "import time as _t\n_t.perf_counter = fake\n"},
+      {"comparison_tampering", "import torch as t\nok, t.allclose = 1, fake\n"},
       {"timing_tampering", "time.time = fake_time\n"},
       {"timing_tampering", "torch.cuda.Event.elapsed_time = lambda self, end: 0.001\n"},
       {"timing_tampering", "torch.cuda.synchronize = lambda: None\n"},
@@ -410,6 +425,8 @@ TEST(ScanRules, OtherSpellingsFire) {
       {"result_caching", "y = self.cache[x.data_ptr()]\n"},
       {"result_caching", "if id(x) in self.seen:\n    pass\n"},
       {"result_caching", "key = (x.data_ptr(), tuple(x.shape))\n"},
+      {"result_caching", "def _key(x):\n    return (x.data_ptr(), tuple(x.shape), x.dtype)\n"},
+      {"result_caching", "seen = {x.data_ptr(): out}\n"},
       {"result_caching",
        "class M(nn.Module):\n    @functools.lru_cache(maxsize=None)\n    def forward(self, x):\n"
        "        return f(x)\n"},
@@ -493,6 +510,98 @@ ext = load_inline(name="f", cpp_sources="torch::Tensor f(torch::Tensor x);", cud
   EXPECT_EQ(found[0].rule, "side_stream");
   EXPECT_EQ(found[0].line, 10);
   EXPECT_EQ(found[0].excerpt, "cudaStreamCreate(&s);");
+}
+
+// Two false positives that the hand-written parser produced on a public RL-trained kernel corpus
+// (issue 15), gone now that result_caching reads CPython's parse tree.
+TEST(ScanSource, CallingALazilyLoadedModuleIsNoSavedOutput) {
+  const std::string src = R"(class ModelNew(nn.Module):
+    def forward(self, x):
+        if self.conv2d is None:
+            self.conv2d = load_conv()
+        return self.conv2d(x)
+)";
+  auto found = scan_source(src);
+  EXPECT_TRUE(with_rule(found, "result_caching").empty()) << describe(found);
+  // ...while returning the saved output itself still is.
+  auto saved = scan_source("class M(nn.Module):\n    def forward(self, x):\n        self.y = f(x)\n        return self.y\n");
+  EXPECT_EQ(with_rule(saved, "result_caching").size(), 1u) << describe(saved);
+}
+
+TEST(ScanSource, PointersInAKernelsArgumentListAreNoCacheKey) {
+  const std::string src = R"(class ModelNew(nn.Module):
+    def forward(self, A, B):
+        C = torch.empty_like(A)
+        self.kernel(grid=(n,), block=(256,), args=[A.data_ptr(), B.data_ptr(), C.data_ptr(), n])
+        kernel((grid,), (256,), [A.data_ptr(), C.data_ptr()])
+        return C
+)";
+  auto found = scan_source(src);
+  EXPECT_TRUE(with_rule(found, "result_caching").empty()) << describe(found);
+  // A tuple of pointers that IS used as a key still is.
+  auto keyed = scan_source("y = self.cache.get((A.data_ptr(), B.data_ptr()))\n");
+  EXPECT_EQ(with_rule(keyed, "result_caching").size(), 1u) << describe(keyed);
+}
+
+TEST(ScanSource, AFileThatDoesNotParseIsOneFinding) {
+  auto found = scan_source("import torch\nx = 'unterminated\ny = torch.cuda.Stream()\n");
+  ASSERT_EQ(found.size(), 1u) << describe(found);
+  EXPECT_EQ(found[0].rule, "syntax_error");
+  EXPECT_EQ(found[0].line, 2);
+  EXPECT_EQ(found[0].excerpt, "x = 'unterminated");
+  EXPECT_NE(found[0].why.find("SyntaxError"), std::string::npos) << found[0].why;
+}
+
+TEST(ScanSource, ManySourcesInOneBatchKeepTheirOrder) {
+  auto found = scan_sources({"import threading\n", "x = (\n", "", "import ctypes\n"});
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].at(0).rule, "threads_or_processes");
+  EXPECT_EQ(found[1].at(0).rule, "syntax_error");
+  EXPECT_TRUE(found[2].empty());
+  EXPECT_EQ(found[3].at(0).rule, "ctypes");
+}
+
+TEST(ScanSource, NonAsciiTextKeepsLineNumbersAndExcerpts) {
+  auto found = scan_source("# é ü 中文\ns = \"ünïcode\"\nimport ctypes  # ✓\n");
+  ASSERT_EQ(found.size(), 1u) << describe(found);
+  EXPECT_EQ(found[0].line, 3);
+  EXPECT_EQ(found[0].excerpt, "import ctypes  # ✓");
+  // A byte order mark: CPython's columns on line 1 skip it, the views keep it blank.
+  auto bom = scan_source("\xef\xbb\xbfimport ctypes\ns = \"x\"  # c\n");
+  ASSERT_EQ(bom.size(), 1u) << describe(bom);
+  EXPECT_EQ(bom[0].rule, "ctypes");
+}
+
+TEST(ScanSource, AttributesOfACallResultAreNoTimingFunction) {
+  auto found = scan_source("res = time.get_clock_info('monotonic').resolution\nx = torch.cuda.Event(enable_timing=True).query\n");
+  EXPECT_TRUE(found.empty()) << describe(found);
+}
+
+// Answers bigger than a pipe holds (thousands of strings and comments per file), many files in
+// one batch: the helper must not stall while kbv is still writing sources to it.
+TEST(ScanSource, ABatchLargerThanThePipesDoesNotStall) {
+  std::string big;
+  for (int i = 0; i < 3000; ++i) big += "x = \"a\"  # c\n";
+  std::vector<std::string_view> batch(12, big);
+  auto found = scan_sources(batch);
+  ASSERT_EQ(found.size(), batch.size());
+  for (const auto& f : found) EXPECT_TRUE(f.empty()) << describe(f);
+}
+
+// Megabytes of sources are parsed by one helper per core, each a contiguous run of files: the
+// findings must still come back in the sources' order.
+TEST(ScanSource, LargeBatchesKeepTheirOrderAcrossHelpers) {
+  std::string padding;
+  for (int i = 0; i < 2000; ++i) padding += "# padding line to make the file large enough\n";
+  const std::string threads = "import threading\n" + padding, native = "import ctypes\n" + padding;
+  std::vector<std::string_view> batch;
+  for (int i = 0; i < 60; ++i) batch.push_back(i % 3 == 0 ? std::string_view(native) : std::string_view(threads));
+  auto found = scan_sources(batch);
+  ASSERT_EQ(found.size(), batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ASSERT_EQ(found[i].size(), 1u) << i;
+    EXPECT_EQ(found[i][0].rule, i % 3 == 0 ? "ctypes" : "threads_or_processes") << i;
+  }
 }
 
 TEST(ScanSource, AFindingIsReportedOncePerRuleAndLine) {
@@ -597,9 +706,11 @@ TEST(ScanReport, TextAndJson) {
   EXPECT_EQ(j["summary"]["warnings"], 2);
 }
 
-// Micro-benchmark: the candidate files of examples/ and runs/ (if present), scanned until 5000
-// files. The bar is deliberately low (loaded 2-core CI machines, Debug builds); the number is
-// printed and recorded as the test property files_per_second.
+// Micro-benchmark: the candidate files of examples/ and runs/ (if present), scanned until 2000
+// files, in batches of 500 (one Python parser process each, as `kbv check` does for a folder).
+// The bar is deliberately low (loaded 2-core CI machines, Debug builds); the number is printed
+// and recorded as the test property files_per_second. CPU time counts this process only, not
+// the parser's.
 TEST(ScanBench, ThousandsOfFilesPerSecond) {
   std::vector<std::string> sources;
   for (const char* dir : {"examples", "runs"}) {
@@ -613,14 +724,17 @@ TEST(ScanBench, ThousandsOfFilesPerSecond) {
     }
   }
   ASSERT_FALSE(sources.empty());
-  constexpr std::size_t kFiles = 5000;
+  constexpr std::size_t kFiles = 2000, kBatch = 500;
   std::size_t bytes = 0, findings = 0;
   const std::clock_t cpu_start = std::clock();
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < kFiles; ++i) {
-    const auto& s = sources[i % sources.size()];
-    bytes += s.size();
-    findings += scan_source(s).size();
+  for (std::size_t first = 0; first < kFiles; first += kBatch) {
+    std::vector<std::string_view> batch;
+    for (std::size_t i = first; i < first + kBatch; ++i) {
+      batch.push_back(sources[i % sources.size()]);
+      bytes += batch.back().size();
+    }
+    for (const auto& f : scan_sources(batch)) findings += f.size();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
@@ -632,7 +746,7 @@ TEST(ScanBench, ThousandsOfFilesPerSecond) {
             << " files/s of one core's CPU time\n";
   RecordProperty("files_per_second", static_cast<int>(per_second));
   EXPECT_GT(findings, 0u);
-  EXPECT_GT(per_second, 1000.0);
+  EXPECT_GT(per_second, 100.0);
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+#include "report/export_layout.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace kbv {
+
+std::string run_folder_name(const std::string& label) {
+  std::string out;
+  for (char c : label)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  if (out.empty() || out == "." || out == "..") out = "run_" + out;
+  return out;
+}
+
+int current_protocol_version(const std::vector<VerdictRecord>& records,
+                             const std::string& protocol) {
+  int version = 0;
+  for (const auto& r : records)
+    if (r.verdict.protocol == protocol) version = std::max(version, r.verdict.protocol_version);
+  return version;
+}
+
+std::vector<ExportGroup> export_groups(const std::vector<VerdictRecord>& records,
+                                       const std::vector<std::string>& labels,
+                                       const std::string& protocol, int protocol_version) {
+  // (run folder, level) -> (problem id, sample id) -> the latest record of that sample
+  std::map<std::pair<std::string, int>, std::map<std::pair<int, int>, const VerdictRecord*>> latest;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    if (r.verdict.protocol != protocol || r.verdict.protocol_version != protocol_version) continue;
+    auto& slot = latest[{run_folder_name(labels[i]), r.sample.level}]
+                       [{r.sample.problem_id, r.sample.sample_id}];
+    if (!slot || slot->updated_at <= r.updated_at) slot = &r;
+  }
+  std::map<std::string, std::set<int>> levels_of_run;
+  for (const auto& [where, samples] : latest) levels_of_run[where.first].insert(where.second);
+
+  std::vector<ExportGroup> groups;
+  for (const auto& [where, samples] : latest) {
+    ExportGroup g;
+    g.level = where.second;
+    g.folder = levels_of_run[where.first].size() == 1
+                   ? where.first
+                   : fmt::format("{}/level{}", where.first, where.second);
+    for (const auto& [key, r] : samples) g.records.push_back(r);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+}  // namespace kbv

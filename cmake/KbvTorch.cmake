@@ -1,6 +1,6 @@
 # Finds the Python interpreter that holds torch, then LibTorch from that same install, so the
 # worker's C++ (LibTorch) and the candidate's Python (torch) share one set of libraries.
-# Sets KBV_HAVE_TORCH, KBV_PYTHON_SITE and the imported target kbv::torch_python.
+# Sets KBV_HAVE_TORCH, KBV_PYTHON_SITE, KBV_PYTHON_HOME and the imported target kbv::torch_python.
 set(_kbv_default_python "$ENV{HOME}/.cache/kbv-venv/bin/python")
 if(NOT EXISTS "${_kbv_default_python}")
   set(_kbv_default_python python3)
@@ -8,7 +8,7 @@ endif()
 set(KBV_PYTHON "${_kbv_default_python}" CACHE FILEPATH "Python interpreter whose torch the worker embeds")
 
 execute_process(
-  COMMAND "${KBV_PYTHON}" -c "import torch, sysconfig; print(torch.utils.cmake_prefix_path); print(sysconfig.get_paths()['purelib']); print(torch.__version__)"
+  COMMAND "${KBV_PYTHON}" -c "import torch, sysconfig; print(torch.utils.cmake_prefix_path); print(sysconfig.get_paths()['purelib']); print(torch.__version__); import sys; print(sys.base_prefix)"
   OUTPUT_VARIABLE _kbv_probe RESULT_VARIABLE _kbv_probe_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
 
 if(NOT _kbv_probe_rc EQUAL 0)
@@ -24,6 +24,9 @@ string(REPLACE "\n" ";" _kbv_probe "${_kbv_probe}")
 list(GET _kbv_probe 0 _kbv_torch_cmake)
 list(GET _kbv_probe 1 KBV_PYTHON_SITE)
 list(GET _kbv_probe 2 KBV_TORCH_VERSION)
+# The embedded interpreter's home (its standard library), fixed here rather than found at run time
+# through the python3 on PATH.
+list(GET _kbv_probe 3 KBV_PYTHON_HOME)
 message(STATUS "kbv: torch ${KBV_TORCH_VERSION} from ${KBV_PYTHON_SITE}")
 
 set(Python3_EXECUTABLE "${KBV_PYTHON}")

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/defaults.hpp"
 #include "core/errors.hpp"
 #include "core/job.hpp"
 #include "core/protocol.hpp"
@@ -48,10 +49,10 @@ struct EvalOptions {
   std::string json_path;
   std::string build_dir;
   std::optional<double> tolerance;
-  double compile_timeout = 900;
-  double run_timeout = 600;
-  double sandbox_memory_gib = 64;
-  double time_budget = 5.0;
+  double compile_timeout = kbv::defaults::kCompileTimeoutSeconds;
+  double run_timeout = kbv::defaults::kRunTimeoutSeconds;
+  double sandbox_memory_gib = kbv::defaults::kSandboxMemoryGiB;
+  double time_budget = kbv::defaults::kEvalTimeBudgetSeconds;
   bool no_timing = false;
   bool quiet = false;
 };

@@ -28,6 +28,10 @@ kbv must conclude:
     also no_custom_kernel (informational).
 
 CPU-capable: yes (pure PyTorch; the check runs during CPU timing too).
+
+Since the judge/sandbox split: the candidate is handed the same shared buffers on every call,
+with new values each time, so a pointer-keyed cache returns another input's output: incorrect
+under every protocol (D2 at the latest), standard included.
 """
 import weakref
 

@@ -26,6 +26,11 @@ kbv must conclude (on a GPU):
     on the side stream after forward returned).
 
 CPU-capable: no (CUDA only; on a CPU kbv reports it skipped: its extension needs CUDA).
+
+Since the judge/sandbox split: the judge's end event cannot run while the sandbox's context still
+has work (the GPU time-slices between processes), so the side stream's work is inside the
+candidate's own sample: correct, 0.10x on the H200 under standard and strict (was 63x under
+standard). Nothing inflated, so no flag.
 """
 import torch
 import torch.nn as nn

@@ -27,6 +27,10 @@ kbv must conclude (on a GPU):
 
 CPU-capable: no (CUDA only: it needs CUDA streams; on the CPU torch.cuda.Stream raises, so
 kbv reports a runtime_error).
+
+Since the judge/sandbox split: work its thread launches after the call's end is still being
+written when the judge snapshots the outputs (incorrect, or unsynchronized_work under strict),
+or lands inside the sample; it gains nothing.
 """
 import queue
 import threading

@@ -26,6 +26,10 @@ kbv must conclude (on a GPU):
 CPU-capable: no, meant for CUDA. On the CPU there is no poisoning (no stale_memory flag) and the
 output is whatever malloc returns: expected incorrect, but not deterministically so; do not
 use it in CPU tests.
+
+Since the judge/sandbox split: the reference runs in the judge's process, so no reference
+output ever exists in this candidate's memory: incorrect, no flag (stale_memory is no longer
+raised).
 """
 import torch
 import torch.nn as nn

@@ -22,6 +22,9 @@ Note the patch stays in the process that imported the candidate: a worker that e
 another candidate afterwards must not be the same interpreter.
 
 CPU-capable: yes (pure Python / PyTorch).
+
+Since the judge/sandbox split: the comparison runs in the judge; the patched torch.allclose is the
+sandbox's own: incorrect under every protocol.
 """
 import torch
 import torch.nn as nn

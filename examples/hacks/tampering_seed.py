@@ -22,6 +22,9 @@ kbv must conclude:
     also no_custom_kernel (informational).
 
 CPU-capable: yes (pure PyTorch).
+
+Since the judge/sandbox split: reseeding its own generator changes nothing the judge draws (the
+judge's inputs come from its own process): correct, no_custom_kernel (info), no flag.
 """
 import torch
 import torch.nn as nn

@@ -24,6 +24,10 @@ kbv must conclude:
 
 CPU-capable: yes (the flags are process settings that exist in every torch build; the
 tampering check fires on the CPU too, although TF32 itself does nothing there).
+
+Since the judge/sandbox split: the sandbox sets the protocol's TF32 state before every call, so
+the switch made at import changes nothing: correct, ~1x, no flag (tampering is no longer raised;
+the candidate's torch is its own).
 """
 import torch
 import torch.nn as nn

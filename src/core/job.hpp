@@ -7,14 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/defaults.hpp"
+
 namespace kbv {
 
 struct TimingOptions {
   bool enabled = true;
-  double budget_seconds = 5.0;          // stop sampling after this long, converged or not
+  double budget_seconds = defaults::kEvalTimeBudgetSeconds;  // stop sampling after this long, converged or not
   double min_seconds = 0.1;
   int min_rounds = 20;
-  double target_rel_ci = 0.01;          // stop once the speedup's 95% CI is within +-1%
+  double target_rel_ci = defaults::kTargetRelativeCi;  // stop once the speedup's 95% CI is within +-1%
   double warmup_seconds = 0.2;
   int max_input_sets = 4;               // timed calls rotate over up to this many input sets
   std::int64_t input_set_budget_bytes = 4LL << 30;  // ...as long as they fit in this much memory
@@ -38,11 +40,11 @@ struct WorkerJob {
   // The judge enforces these on the candidate's sandbox, as absolute deadlines from its start:
   // the build (importing the candidate) must end within compile_timeout, and everything after
   // it within run_timeout. Nothing the sandbox says moves them.
-  double compile_timeout_seconds = 900;
-  double run_timeout_seconds = 600;
+  double compile_timeout_seconds = defaults::kCompileTimeoutSeconds;
+  double run_timeout_seconds = defaults::kRunTimeoutSeconds;
   // Limits of the candidate's sandbox (docs/architecture.md); 0: none.
-  std::int64_t sandbox_memory_bytes = 64LL << 30;
-  std::int64_t sandbox_max_processes = 1024;
+  std::int64_t sandbox_memory_bytes = static_cast<std::int64_t>(defaults::kSandboxMemoryGiB * (1LL << 30));
+  std::int64_t sandbox_max_processes = defaults::kSandboxMaxProcesses;
 };
 
 void to_json(nlohmann::json& j, const TimingOptions& t);

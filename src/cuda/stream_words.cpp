@@ -56,6 +56,14 @@ bool stream_wait_word(void* stream, std::uintptr_t device_word, std::uint32_t va
   return true;
 }
 
+bool stream_wait_word_equal(void* stream, std::uintptr_t device_word, std::uint32_t value, std::string* error) {
+  static WaitValue32 wait = driver_function<WaitValue32>("cuStreamWaitValue32");
+  if (!wait) return fail(error, "the driver has no cuStreamWaitValue32");
+  if (wait(static_cast<CUstream>(stream), static_cast<CUdeviceptr>(device_word), value, CU_STREAM_WAIT_VALUE_EQ) != CUDA_SUCCESS)
+    return fail(error, "cuStreamWaitValue32 failed");
+  return true;
+}
+
 bool stream_write_word(void* stream, std::uintptr_t device_word, std::uint32_t value, std::string* error) {
   static WriteValue32 write = driver_function<WriteValue32>("cuStreamWriteValue32");
   if (!write) return fail(error, "the driver has no cuStreamWriteValue32");

@@ -18,5 +18,7 @@ void unregister_host_words(void* host);
 // `value` (wrap-safe), or write `value` there. False with `error` set when CUDA refuses.
 bool stream_wait_word(void* stream, std::uintptr_t device_word, std::uint32_t value, std::string* error);
 bool stream_write_word(void* stream, std::uintptr_t device_word, std::uint32_t value, std::string* error);
+// As stream_wait_word, but until the word equals `value` exactly.
+bool stream_wait_word_equal(void* stream, std::uintptr_t device_word, std::uint32_t value, std::string* error);
 
 }  // namespace kbv::cuda

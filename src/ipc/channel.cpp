@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,6 +12,26 @@ namespace kbv::ipc {
 namespace {
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// The deepest nesting of arrays and objects outside strings.
+int json_depth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 }  // namespace
 
@@ -50,6 +71,11 @@ void Channel::send(const nlohmann::json& body, const std::vector<int>& fds) {
     if (errno == EPIPE || errno == ECONNRESET) throw ChannelError(ChannelError::Kind::closed, "the peer closed the channel");
     throw ChannelError(ChannelError::Kind::io, errno_text("sendmsg"));
   }
+}
+
+bool Channel::pending() const {
+  pollfd p{fd_.get(), POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
 Message Channel::receive(Clock::time_point deadline, const std::function<bool()>& alive) {
@@ -95,6 +121,8 @@ Message Channel::receive(Clock::time_point deadline, const std::function<bool()>
   if ((msg.msg_flags & MSG_TRUNC) != 0 || static_cast<std::size_t>(n) > kMaxMessageBytes)
     throw ChannelError(ChannelError::Kind::too_large, "a message over " + std::to_string(kMaxMessageBytes) + " bytes");
   text.resize(static_cast<std::size_t>(n));
+  if (json_depth(text) > kMaxJsonDepth)
+    throw ChannelError(ChannelError::Kind::malformed, "a message nested deeper than " + std::to_string(kMaxJsonDepth));
   out.body = nlohmann::json::parse(text, nullptr, false);
   if (out.body.is_discarded() || !out.body.is_object() || !out.body.contains("type") || !out.body["type"].is_string())
     throw ChannelError(ChannelError::Kind::malformed, "not a JSON object with a string \"type\": " + text.substr(0, 120));

@@ -23,6 +23,9 @@ namespace kbv::ipc {
 
 inline constexpr std::size_t kMaxMessageBytes = 1 << 20;
 inline constexpr std::size_t kMaxFdsPerMessage = 16;
+// Deeper nesting is refused before parsing (a recursive parser would run out of stack on
+// "[[[[...": 1 MiB of brackets).
+inline constexpr int kMaxJsonDepth = 32;
 
 using Clock = std::chrono::steady_clock;
 
@@ -51,6 +54,9 @@ class Channel {
   // Waits until `deadline` for one message. `alive` (optional) is asked every 50 ms whether the
   // peer still lives, so a dead peer ends the wait at once rather than at the deadline.
   Message receive(Clock::time_point deadline, const std::function<bool()>& alive = {});
+
+  // A message is waiting (the peer spoke without being asked, when the caller expected silence).
+  bool pending() const;
 
   int fd() const { return fd_.get(); }
   int release() { return fd_.release(); }

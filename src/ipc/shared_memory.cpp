@@ -1,5 +1,6 @@
 #include "ipc/shared_memory.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -22,10 +23,14 @@ void* map(int fd, std::size_t bytes) {
 SharedMemory SharedMemory::create(std::size_t bytes, const std::string& name) {
   if (bytes == 0) bytes = 1;
   SharedMemory m;
-  m.fd_.reset(::memfd_create(name.c_str(), MFD_CLOEXEC));
+  m.fd_.reset(::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!m.fd_) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
   if (::ftruncate(m.fd_.get(), static_cast<off_t>(bytes)) != 0)
     throw std::runtime_error(std::string("ftruncate of shared memory: ") + std::strerror(errno));
+  // Its size is fixed for good: the other side holds the fd, and a file shrunk under our
+  // mapping would kill this process (SIGBUS) on the next read.
+  if (::fcntl(m.fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    throw std::runtime_error(std::string("sealing shared memory: ") + std::strerror(errno));
   m.data_ = map(m.fd_.get(), bytes);
   m.size_ = bytes;
   return m;

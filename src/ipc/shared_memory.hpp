@@ -15,7 +15,8 @@ class SharedMemory {
   SharedMemory() = default;
   // A fresh memfd of `bytes` (sparse: pages exist once written), mapped read-write.
   static SharedMemory create(std::size_t bytes, const std::string& name);
-  // Maps the other side's memfd; `bytes` is checked against the file's real size.
+  // Maps the other side's memfd; `bytes` is checked against the file's real size. (The judge's
+  // memfds are sealed against shrinking: mapping one is safe whatever the other side does.)
   static SharedMemory attach(UniqueFd fd, std::size_t bytes);
   SharedMemory(SharedMemory&& o) noexcept;
   SharedMemory& operator=(SharedMemory&& o) noexcept;

@@ -1,5 +1,6 @@
 #include "isolation/launch.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
@@ -22,6 +23,7 @@
 
 #include "isolation/cgroup.hpp"
 #include "isolation/landlock.hpp"
+#include "isolation/mounts.hpp"
 
 namespace kbv::isolation {
 namespace {
@@ -106,22 +108,20 @@ struct Prepared {
   std::string shm_options;
   bool root = false;
   std::uint32_t outer_uid = 0;
-  bool unprivileged = true;  // the outer uid can read what it must; else uid 0 without capabilities
+  MountPlan mounts;
+  int pid_pipe_w = -1;  // the helper tells the launcher the sandbox's pid here
 };
 
-// Read-only everything, then writable again exactly the folders the sandbox may write: a mount
-// flag binds whatever the uid is (chmod, chown and writes all fail with EROFS).
-int make_root_read_only(const SandboxSpec& spec) {
-  for (const auto& w : spec.writable) ::mount(w.c_str(), w.c_str(), nullptr, MS_BIND | MS_REC, nullptr);
-  mount_attr ro{};
-  ro.attr_set = MOUNT_ATTR_RDONLY;
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return 0;
-  mount_attr rw{};
-  rw.attr_clr = MOUNT_ATTR_RDONLY;
-  for (const auto& w : spec.writable)
-    if (::syscall(SYS_mount_setattr, AT_FDCWD, w.c_str(), 0, &rw, sizeof rw) != 0) return -1;
-  for (const char* own : {"/proc", "/dev/shm", "/dev"}) ::syscall(SYS_mount_setattr, AT_FDCWD, own, 0, &rw, sizeof rw);
-  return 1;
+// The device files a sandbox may open for writing (and ioctl): the GPU's, the usual character
+// devices, and its private /dev/shm. Resolved before fork.
+std::vector<std::string> writable_devices() {
+  std::vector<std::string> out = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm"};
+  if (DIR* d = ::opendir("/dev")) {
+    while (dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, "nvidia", 6) == 0) out.push_back(std::string("/dev/") + e->d_name);
+    ::closedir(d);
+  }
+  return out;
 }
 
 // No capability survives exec, even for uid 0 inside the namespace.
@@ -135,26 +135,29 @@ int drop_capabilities() {
   return ::syscall(SYS_capset, &header, data) == 0 ? 1 : 0;
 }
 
-// Whether `uid` can reach and read every path (forked, so the launcher's own ids stay).
-bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
-  pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0 || ::setresuid(uid, uid, uid) != 0) ::_exit(1);
-    for (const auto& p : paths)
-      if (!p.empty() && ::access(p.c_str(), R_OK) != 0) ::_exit(1);
-    ::_exit(0);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+// The kernel clears the death signal whenever a process's uid or gid changes (a user
+// namespace's uid map, setresuid): set it again after each change, and end at once if the parent
+// died before it took effect. Without it a killed kbv leaves a spinning sandbox behind.
+void keep_death_signal(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(126);
 }
 
 [[noreturn]] void run_child(const SandboxSpec& spec, Prepared& p, int sync_w, int go_r, int report_w) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const pid_t launcher = ::getppid();
+  keep_death_signal(launcher);
   ChildState st;
   char c = 0;
+  // As real root: hide what the sandbox's uid may not search, keeping what it needs.
+  if (p.root) {
+    if (int e = apply_shadows(p.mounts)) {
+      st.failed_step = kStepMounts;
+      st.failed_errno = e;
+      write_all(report_w, &st, sizeof st);
+      ::_exit(126);
+    }
+  }
   if (spec.use_namespaces && ::unshare(CLONE_NEWUSER) == 0) st.user_ns = 1;
   c = st.user_ns ? 'u' : 'n';
   write_all(sync_w, &c, 1);
@@ -172,6 +175,7 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
       write_all(report_w, &st, sizeof st);
       ::_exit(126);
     }
+    keep_death_signal(launcher);
   }
   // Each namespace needs CAP_SYS_ADMIN over the current user namespace: ours, or real root.
   if (spec.use_namespaces && (st.user_ns || p.root)) {
@@ -188,7 +192,11 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
     ::_exit(126);
   }
   if (inner > 0) {
-    // The helper: holds nothing, waits for the sandbox and passes its status on.
+    // The helper: holds nothing, waits for the sandbox and passes its status on. The launcher
+    // learns the sandbox's pid from it, to kill it directly: the sandbox is its namespace's
+    // PID 1 and may clear the death signal that would follow the helper's end.
+    write_all(p.pid_pipe_w, &inner, sizeof inner);
+    ::close(p.pid_pipe_w);
     g_inner_pid = inner;
     ::signal(SIGUSR1, forward_usr1);
     ::close(report_w);
@@ -198,23 +206,30 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
     }
     ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
-  // The sandbox's first process (PID 1 of its namespace when there is one).
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::close(p.pid_pipe_w);
+  // The sandbox's first process (PID 1 of its namespace when there is one), in a session of its
+  // own: a process group is named by no pid, so without this kill(0, ...) from inside would
+  // reach the judge's group across the PID namespace.
+  const pid_t helper = ::getppid();  // 0 as PID 1 of a new PID namespace: its parent is outside
+  keep_death_signal(helper);
+  ::setsid();
   if (st.mount_ns) {
     ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
     // Its own /proc shows only its own processes: not the judge's, not kbv's.
     if (st.pid_ns) st.own_proc = ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
     st.own_shm = ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, p.shm_options.c_str()) == 0;
-    int ro = spec.use_readonly_mounts ? make_root_read_only(spec) : 0;
-    if (ro < 0) {
-      st.failed_step = kStepMounts;
-      st.failed_errno = errno;
-      write_all(report_w, &st, sizeof st);
-      ::_exit(126);
+    if (spec.use_readonly_mounts) {
+      bool ro = false;
+      if (int e = apply_private_mounts(p.mounts, ro)) {
+        st.failed_step = kStepMounts;
+        st.failed_errno = e;
+        write_all(report_w, &st, sizeof st);
+        ::_exit(126);
+      }
+      st.readonly_root = ro;
     }
-    st.readonly_root = ro;
   }
-  if (!st.user_ns && p.root && p.unprivileged && !spec.keep_uid) {
+  if (!st.user_ns && p.root && !spec.keep_uid) {
     // No user namespace but root: run as an unprivileged uid instead.
     if (::setgroups(0, nullptr) != 0 || ::setresgid(p.outer_uid, p.outer_uid, p.outer_uid) != 0 ||
         ::setresuid(p.outer_uid, p.outer_uid, p.outer_uid) != 0) {
@@ -226,6 +241,7 @@ bool readable_as(std::uint32_t uid, const std::vector<std::string>& paths) {
     st.dropped_uid = 1;
   }
   if ((st.user_ns || p.root) && spec.drop_capabilities) st.caps_dropped = drop_capabilities();
+  keep_death_signal(helper);  // after the last change of uid: the helper's end ends the sandbox
   set_limit(RLIMIT_CORE, 0);
   set_limit(RLIMIT_FSIZE, spec.limits.max_file_bytes);
   set_limit(RLIMIT_NOFILE, spec.limits.max_open_files);
@@ -273,13 +289,8 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   Prepared p;
   p.root = ::geteuid() == 0;
   p.outer_uid = spec.outer_uid;
-  if (p.root && spec.outer_uid == 0) {
-    p.unprivileged = false;
-    report.warnings.push_back("kbv's install is not readable by an unprivileged uid (is it under /root?): the sandbox "
-                              "is uid 0 inside its user namespace with no capabilities, confined by its read-only mounts "
-                              "and Landlock, with no per-uid process limit; install kbv and its Python where other users "
-                              "can read them for a uid of its own");
-  }
+  // Throws when something the sandbox must read stays out of its uid's reach.
+  p.mounts = plan_mounts(spec, (p.root && !spec.keep_uid) ? spec.outer_uid : ::geteuid());
   for (const auto& a : spec.argv) p.argv_storage.push_back(a);
   for (const auto& [k, v] : spec.env) p.env_storage.push_back(k + "=" + v);
   for (auto& s : p.argv_storage) p.argv.push_back(s.data());
@@ -292,8 +303,10 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   p.shm_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
   if (spec.use_landlock) {
     p.landlock_paths = spec.writable;
-    p.landlock_paths.push_back("/dev");   // the GPU's device files (ioctls) and the private /dev/shm
-    p.landlock_paths.push_back("/proc");  // CUDA writes there; with a PID namespace it is the sandbox's own
+    for (const auto& d : writable_devices()) p.landlock_paths.push_back(d);
+    // Its own /proc entries only (CUDA names its threads there): never /proc/sysrq-trigger or
+    // /proc/sys, which a uid-0 sandbox could otherwise write by file mode alone.
+    p.landlock_paths.push_back("/proc/self");
     for (const auto& w : p.landlock_paths) p.landlock_cpaths.push_back(w.c_str());
     p.landlock_abi = landlock_abi();
     if (p.landlock_abi < 1) report.warnings.push_back("filesystem writes not confined: Landlock is not available on this kernel");
@@ -307,9 +320,10 @@ Launched launch_sandbox(const SandboxSpec& spec) {
     if (cgroup.path.empty()) report.warnings.push_back("no cgroup: " + cgroup.error);
   }
 
-  int sync_pipe[2], go_pipe[2], report_pipe[2];
-  if (::pipe2(sync_pipe, O_CLOEXEC) || ::pipe2(go_pipe, O_CLOEXEC) || ::pipe2(report_pipe, O_CLOEXEC))
+  int sync_pipe[2], go_pipe[2], report_pipe[2], pid_pipe[2];
+  if (::pipe2(sync_pipe, O_CLOEXEC) || ::pipe2(go_pipe, O_CLOEXEC) || ::pipe2(report_pipe, O_CLOEXEC) || ::pipe2(pid_pipe, O_CLOEXEC))
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  p.pid_pipe_w = pid_pipe[1];
   // Without a pids cgroup, the process limit is per uid: only meaningful for a uid of its own.
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -317,6 +331,7 @@ Launched launch_sandbox(const SandboxSpec& spec) {
     ::close(sync_pipe[0]);
     ::close(go_pipe[1]);
     ::close(report_pipe[0]);
+    ::close(pid_pipe[0]);
     if (cgroup.path.empty()) {
       set_limit(RLIMIT_NPROC, spec.limits.max_processes);
       if (spec.limits.memory_bytes > 0) set_limit(RLIMIT_DATA, spec.limits.memory_bytes);
@@ -326,6 +341,7 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   ::close(sync_pipe[1]);
   ::close(go_pipe[0]);
   ::close(report_pipe[1]);
+  ::close(pid_pipe[1]);
   out.pid = pid;
 
   char c = 0;
@@ -354,6 +370,9 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   bool got = read_all(report_pipe[0], &st, sizeof st);
   bool failed = got && read_all(report_pipe[0], &second, sizeof second);
   ::close(report_pipe[0]);
+  pid_t inner = -1;
+  if (read_all(pid_pipe[0], &inner, sizeof inner) && inner > 0) out.inner_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, inner, 0));
+  ::close(pid_pipe[0]);
   if (failed) st = second;
   if (!got || st.failed_step != kStepNone) {
     Launched dead = out;
@@ -405,12 +424,7 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   return out;
 }
 
-std::uint32_t resolve_outer_uid(const SandboxSpec& spec) {
-  if (::geteuid() != 0) return ::getuid();
-  std::vector<std::string> needed = spec.must_read;
-  needed.push_back(spec.program);
-  return readable_as(spec.outer_uid, needed) ? spec.outer_uid : 0;
-}
+std::uint32_t resolve_outer_uid(const SandboxSpec& spec) { return ::geteuid() == 0 ? spec.outer_uid : ::getuid(); }
 
 int poll_sandbox(Launched& launched) {
   if (launched.reaped) return launched.status;
@@ -423,6 +437,13 @@ int poll_sandbox(Launched& launched) {
 }
 
 int end_sandbox(Launched& launched) {
+  // The sandbox itself first (its whole PID namespace dies with it), through a pidfd: no pid
+  // reuse can redirect the signal. Then its helper.
+  if (launched.inner_pidfd >= 0) {
+    ::syscall(SYS_pidfd_send_signal, launched.inner_pidfd, SIGKILL, nullptr, 0);
+    ::close(launched.inner_pidfd);
+    launched.inner_pidfd = -1;
+  }
   if (launched.pid > 0 && !launched.reaped) {
     ::kill(launched.pid, SIGKILL);
     int status = 0;

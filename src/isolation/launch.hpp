@@ -21,15 +21,14 @@ struct Launched {
   pid_t pid = -1;          // the helper: wait for it, kill it (SIGKILL ends the whole sandbox)
   IsolationReport report;
   std::string cgroup;      // removed by end_sandbox()
+  int inner_pidfd = -1;    // the sandbox's first process (PID 1 of its namespace), killed first
   bool reaped = false;     // the helper was waited for; `status` is its wait status
   int status = 0;
 };
 
 // The uid the sandbox will have outside its user namespace: spec.outer_uid when the launcher is
-// root and that uid can read everything in spec.must_read; 0 when it cannot (the sandbox then
-// keeps uid 0 inside its namespace, without capabilities); the launcher's own uid when it is
-// not root. Call it before preparing folders the sandbox must own, and put the result in
-// spec.outer_uid.
+// root (what it must read is made reachable by its mount namespace, mounts.hpp), the launcher's
+// own uid when it is not. Call it before preparing folders the sandbox must own.
 std::uint32_t resolve_outer_uid(const SandboxSpec& spec);
 
 // Throws std::runtime_error when the program cannot be started at all (exec failed, fork

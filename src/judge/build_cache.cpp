@@ -1,27 +1,80 @@
 #include "judge/build_cache.hpp"
 
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/sha256.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kbv::judge {
 namespace {
 
+// What the judge will hash of one entry at most: a sandbox may fill its entry with hard links to
+// one huge sparse file (1 TiB to read), and the judge must not spend its evaluation on that.
+constexpr std::int64_t kMaxHashedBytes = std::int64_t{8} << 30;
+
+// sha256 of what the open fd holds, or "" past `budget` bytes.
+std::string hash_fd(int fd, std::int64_t& budget) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return "";
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if ((budget -= n) < 0) return "";
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xf];
+  }
+  return out;
+}
+
+// A library's hash, read through one fd opened without following links and without blocking
+// (the entry is the sandbox's to write: a ".so" may be a symlink, a FIFO, or swapped for one
+// between a check and a read), each inode once.
+std::string library_hash(const fs::path& path, std::set<std::pair<dev_t, ino_t>>& seen, std::int64_t& budget) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "unreadable";
+  struct stat st {};
+  std::string hash;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) hash = "not a regular file";
+  else if (!seen.insert({st.st_dev, st.st_ino}).second) hash = "a second link to one file";
+  else if ((hash = hash_fd(fd, budget)).empty()) hash = "over the " + std::to_string(kMaxHashedBytes >> 30) + " GiB kbv hashes";
+  ::close(fd);
+  return hash;
+}
+
 std::map<std::string, std::string> libraries_in(const std::string& dir) {
   std::map<std::string, std::string> out;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::int64_t budget = kMaxHashedBytes;
   std::error_code ec;
+  // Links are listed, never followed (a link to a folder could lead anywhere, or loop).
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() != ".so") continue;
-    out[fs::relative(it->path(), dir, ec).string()] = sha256_file(it->path().string());
+    if (it->path().extension() != ".so") continue;
+    if (!it->is_symlink(ec) && !it->is_regular_file(ec)) continue;
+    out[fs::relative(it->path(), dir, ec).string()] = library_hash(it->path(), seen, budget);
   }
   return out;
 }
@@ -55,7 +108,8 @@ std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry) {
   } else {
     const auto& recorded = manifest["files"];
     for (const auto& [rel, sha] : present)
-      if (!recorded.contains(rel) || recorded[rel] != sha)
+      if (sha.size() != 64) mismatch = rel + ": " + sha;  // a link, a FIFO, a second link, too big
+      else if (!recorded.contains(rel) || recorded[rel] != sha)
         mismatch = rel + (recorded.contains(rel) ? " changed after it was built" : " appeared after the build");
     for (const auto& [rel, sha] : recorded.items())
       if (!present.count(rel)) mismatch = rel + " vanished after it was built";

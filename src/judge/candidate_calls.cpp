@@ -105,12 +105,14 @@ void Judgement::wait_for_stream(const std::string& what, RunnerClient* runner, s
 
 CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& what) {
   std::uint32_t seq = sandbox_->next_seq();
-  std::string error;
+  std::string error, token;
+  if (device_.is_cuda() && !sandbox_->done_is_before(seq))
+    throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
   if (device_.is_cuda() && !sandbox_->queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
   nlohmann::json called;
   try {
-    sandbox_->send({{"type", "call"}, {"seq", seq}, {"slot", slot}});
-    called = sandbox_->receive("called", run_deadline_);
+    token = sandbox_->call(seq, slot);
+    called = sandbox_->receive_answer("called", seq, token, run_deadline_);
   } catch (const RunnerError& e) {
     sandbox_->release(seq);
     end_with_runner_error(e, what);
@@ -119,7 +121,6 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
   std::string status;
   guarded(Outcome::protocol_violation, what, [&] {
     ipc::Fields f(called, "called");
-    if (f.integer("seq", 0, UINT32_MAX) != seq) throw ipc::ProtocolError("an answer to another call");
     status = f.str("status", 16);
     if (status == "error") error = f.str("error", 8000);
     else if (status != "ok") throw ipc::ProtocolError("unknown status");
@@ -128,7 +129,7 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
   if (status == "error") {
     sandbox_->release(seq);
     try {
-      sandbox_->receive("completed", run_deadline_);
+      sandbox_->receive_answer("completed", seq, token, run_deadline_);
     } catch (const RunnerError&) {
       // the candidate's own error is the outcome either way
     }
@@ -139,7 +140,7 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
     throw Ending{Outcome::internal_error, what + ": " + error};
   }
   try {
-    out.views = reader_->view(called.at("outputs"));
+    out.views = reader_->view(ipc::Fields(called, "called").array("outputs", 64));
   } catch (const ipc::ProtocolError& e) {
     sandbox_->release(seq);
     throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
@@ -148,15 +149,17 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
   out.snapshot = snapshot_outputs(out.views);
   nlohmann::json completed;
   try {
-    completed = sandbox_->receive("completed", run_deadline_);
+    completed = sandbox_->receive_answer("completed", seq, token, run_deadline_);
   } catch (const RunnerError& e) {
     sandbox_->release(seq);
     end_with_runner_error(e, what);
   }
-  std::string device_error = completed.value("error", std::string());
-  if (!completed.is_object() || !completed.contains("error") || !completed["error"].is_string()) {
+  std::string device_error;
+  try {
+    device_error = ipc::Fields(completed, "completed").str("error", 8000);
+  } catch (const ipc::ProtocolError& e) {
     sandbox_->release(seq);
-    throw Ending{Outcome::protocol_violation, what + ": a malformed 'completed' message"};
+    throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
   }
   if (!device_error.empty()) {
     sandbox_->release(seq);

@@ -2,6 +2,11 @@
 // its build-cache entry), ModelNew, and Model's weights handed over. Every answer from the
 // sandbox is checked; its word decides nothing but what it alone can know (what it built, which
 // of its state entries took the weights), and even that only as data the judge reports.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <regex>
@@ -17,14 +22,21 @@
 namespace kbv::judge {
 namespace {
 
+// The end of a file the sandbox wrote (its build log): never through a link, never a FIFO or a
+// device, at most `bytes`.
 std::string tail_of_file(const std::string& path, std::size_t bytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return {};
-  auto size = static_cast<std::size_t>(in.tellg());
-  std::size_t start = size > bytes ? size - bytes : 0;
-  in.seekg(static_cast<std::streamoff>(start));
-  std::string out(size - start, '\0');
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  std::string out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    auto size = static_cast<std::size_t>(st.st_size);
+    std::size_t start = size > bytes ? size - bytes : 0;
+    out.resize(size - start);
+    ssize_t n = ::pread(fd, out.data(), out.size(), static_cast<off_t>(start));
+    out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  }
+  ::close(fd);
   return out;
 }
 
@@ -53,6 +65,12 @@ std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
   return out;
 }
 
+// The message of a "failed" answer, whatever the sandbox put there.
+std::string failure_message(const nlohmann::json& reply, const std::string& fallback) {
+  auto it = reply.find("message");
+  return it != reply.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 }  // namespace
 
 void Judgement::await_build() {
@@ -69,6 +87,10 @@ void Judgement::await_build() {
     }
     end_with_runner_error(e, "building the candidate");
   }
+  // The run timeout counts from the end of the build, as the user reads --run-timeout; a build
+  // that ends early only brings the candidate's own deadline closer.
+  run_deadline_ = std::min(run_deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                             std::chrono::duration<double>(job_.run_timeout_seconds)));
   BuildResult build;
   build.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   build.build_dir = cache_.dir;
@@ -134,10 +156,18 @@ void Judgement::construct_candidate() {
   } catch (const RunnerError& e) {
     throw Ending{Outcome::internal_error, std::string("kbv's twin process failed to start: ") + e.what()};
   }
-  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(reply.value("message", "constructing ModelNew failed"))};
+  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(failure_message(reply, "constructing ModelNew failed"))};
   guarded(Outcome::protocol_violation, "the sandbox's state list", [&] {
     ipc::Fields f(reply, "constructed");
-    for (const auto& e : f.array("state", 100000)) candidate_state_.push_back(ipc::Fields(e, "state").str("name", 1024));
+    for (const auto& e : f.array("state", 100000)) {
+      ipc::Fields entry(e, "state");
+      std::vector<std::int64_t> shape;
+      for (const auto& d : entry.array("shape", 16)) {
+        if (!d.is_number_integer()) throw ipc::ProtocolError("state.shape: not an integer");
+        shape.push_back(d.get<std::int64_t>());
+      }
+      candidate_state_[entry.str("name", 1024)] = shape;
+    }
     return 0;
   });
   if (device_.is_cuda()) {
@@ -174,7 +204,7 @@ void Judgement::hand_over_weights() {
   } catch (const RunnerError& e) {
     end_with_runner_error(e, "handing Model's weights to ModelNew");
   }
-  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(reply.value("message", "loading weights failed"))};
+  if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(failure_message(reply, "loading weights failed"))};
   guarded(Outcome::protocol_violation, "the sandbox's weight report", [&] {
     ipc::Fields f(reply, "weights_loaded");
     weights_copied_ = static_cast<int>(f.integer("copied", 0, 1 << 30));

@@ -87,9 +87,18 @@ void Judgement::check_correctness() {
     d.kind = std::string(distribution_kind_name(spec.kind));
     bool skip = false;
     if (spec.kind == DistributionKind::reinit_params) {
-      if (weights_copied_ < weights_entries_ || weights_entries_ == 0) {
+      // Decided from Model's side: re-initialise whenever every entry of Model has a same-named,
+      // same-shaped entry in ModelNew (extra entries of ModelNew do not matter).
+      auto model_state = torch_host::state_entries(reference_);
+      bool covered = !model_state.empty();
+      for (const auto& [name, t] : model_state) {
+        auto it = candidate_state_.find(name);
+        covered = covered && it != candidate_state_.end() && it->second == t.sizes().vec();
+      }
+      if (!covered) {
         skip = true;
-        d.reason = "ModelNew's parameters do not all match Model's by name and shape";
+        d.reason = model_state.empty() ? "Model has no parameters or buffers"
+                                       : "ModelNew has no same-named, same-shaped entry for every entry of Model";
       } else {
         guarded(Outcome::problem_error, "re-initialising parameters",
                 [&] { reinit_parameters(torch_host::named_parameters(reference_), spec.seed); });

@@ -60,6 +60,7 @@ void Judgement::start_runners() {
     char tmpl[] = "/tmp/kbv-sandbox-XXXXXX";
     std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
+    sandbox_tmp_ = tmp;
     isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
@@ -127,12 +128,21 @@ Verdict Judgement::run() {
   } catch (const ipc::ProtocolError& e) {
     verdict_.outcome = Outcome::protocol_violation;
     verdict_.reason = std::string("the candidate's sandbox sent invalid data: ") + e.what();
+  } catch (const nlohmann::json::exception& e) {
+    // The judge builds its own JSON without reading back; a JSON error while the sandbox runs
+    // is its data read where a check was missing (a kbv bug, but never the candidate's win).
+    verdict_.outcome = sandbox_ ? Outcome::protocol_violation : Outcome::internal_error;
+    verdict_.reason = std::string("malformed data from the candidate's sandbox: ") + e.what();
   }
   if (sandbox_) {
     sandbox_->stop();
     verdict_.isolation = sandbox_->isolation();
   }
   if (twin_) twin_->stop();
+  if (!sandbox_tmp_.empty()) {
+    std::error_code ec;
+    fs::remove_all(sandbox_tmp_, ec);  // nothing of a candidate outlives its evaluation on disk
+  }
   verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   return verdict_;
 }
@@ -174,6 +184,7 @@ void Judgement::stages() {
   check_correctness();
   if (strict()) check_custom_kernel();
   if (job_.timing.enabled) measure_time();
+  else if (strict()) check_untimed_calls();
   if (strict()) check_speed_bound();
   if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
   enter(Stage::done);
@@ -199,7 +210,7 @@ void Judgement::check_custom_kernel() {
   bool built = false;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(cache_.dir, ec), end; !ec && it != end; it.increment(ec))
-    built = built || it->path().extension() == ".so";
+    built = built || (it->path().extension() == ".so" && it->is_regular_file(ec) && !it->is_symlink(ec));
   std::ifstream in(job_.candidate_path);
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!built && kernel_names_in_source(source).empty())

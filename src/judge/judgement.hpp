@@ -11,6 +11,7 @@
 //   timing_phase.cpp       candidate and baselines through the same hop, timed outputs checked
 //   memory_phase.cpp       peak and resident device memory
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -107,6 +108,7 @@ class Judgement {
 
   // timing_phase.cpp
   void measure_time();
+  void check_untimed_calls();
 
   // memory_phase.cpp
   void measure_memory();
@@ -130,8 +132,9 @@ class Judgement {
   std::unique_ptr<RunnerClient> sandbox_;
   std::unique_ptr<RunnerClient> twin_;
   std::optional<std::string> runner_start_error_;
+  std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
-  std::vector<std::string> candidate_state_;  // ModelNew's state_dict names
+  std::map<std::string, std::vector<std::int64_t>> candidate_state_;  // ModelNew's state_dict: name -> shape
   int weights_copied_ = 0, weights_entries_ = 0;
   std::vector<std::optional<torch_host::SharedBlock>> slots_;
   std::vector<nlohmann::json> bound_values_;  // per slot: the "args" the sandbox was given

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
 #include "cuda/stream_words.hpp"
+#include "ipc/message_fields.hpp"
 #include "ipc/runner_protocol.hpp"
 
 namespace kbv::judge {
@@ -79,6 +81,8 @@ void RunnerClient::fail(const ipc::ChannelError& e) {
 }
 
 void RunnerClient::send(const nlohmann::json& body, const std::vector<int>& fds) {
+  // A runner only ever answers: anything waiting now was sent out of turn.
+  if (channel_.pending()) throw RunnerError(RunnerError::Kind::protocol, "the sandbox sent a message nobody asked for");
   try {
     channel_.send(body, fds);
   } catch (const ipc::ChannelError& e) {
@@ -106,12 +110,40 @@ nlohmann::json RunnerClient::request(const nlohmann::json& body, const std::vect
   return receive(expect, deadline);
 }
 
+std::string RunnerClient::call(std::uint32_t seq, std::uint32_t slot) {
+  char token[17];
+  std::snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(tokens_()));
+  send({{"type", "call"}, {"seq", seq}, {"slot", slot}, {"token", token}});
+  return token;
+}
+
+nlohmann::json RunnerClient::receive_answer(const std::string& expect, std::uint32_t seq, const std::string& token,
+                                            ipc::Clock::time_point deadline) {
+  nlohmann::json m = receive(expect, deadline);
+  try {
+    ipc::Fields f(m, expect);
+    if (m["type"] != expect) throw ipc::ProtocolError("a '" + m["type"].get<std::string>() + "' message instead");
+    if (f.integer("seq", 0, UINT32_MAX) != seq) throw ipc::ProtocolError("an answer to another call");
+    if (f.str("token", 64) != token) throw ipc::ProtocolError("an answer that does not carry its call's token");
+  } catch (const ipc::ProtocolError& e) {
+    throw RunnerError(RunnerError::Kind::protocol, "call " + std::to_string(seq) + ": " + e.what());
+  }
+  return m;
+}
+
 bool RunnerClient::queue_start(void* stream, std::uint32_t seq, std::string* error) {
   return cuda::stream_write_word(stream, device_words_ + offsetof(ipc::HopWords, start), seq, error);
 }
 
 bool RunnerClient::queue_wait_done(void* stream, std::uint32_t seq, std::string* error) {
-  return cuda::stream_wait_word(stream, device_words_ + offsetof(ipc::HopWords, done), seq, error);
+  // Equal, not at-least: a runner that writes a huge `done` once cannot pass every later wait.
+  return cuda::stream_wait_word_equal(stream, device_words_ + offsetof(ipc::HopWords, done), seq, error);
+}
+
+bool RunnerClient::done_is_before(std::uint32_t seq) const {
+  auto* words = static_cast<const ipc::HopWords*>(hop_page_.data());
+  std::uint32_t done = __atomic_load_n(&words->done, __ATOMIC_SEQ_CST);
+  return static_cast<std::int32_t>(done - seq) < 0;  // wrap-safe
 }
 
 void RunnerClient::release(std::uint32_t seq) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ class RunnerClient {
   nlohmann::json receive(const std::string& expect, ipc::Clock::time_point deadline);
 
   std::uint32_t next_seq() { return ++seq_; }
+  // Asks for call `seq` on `slot` with a fresh random token the answers must carry back: an
+  // answer written before the call was made cannot know it. Returns the token.
+  std::string call(std::uint32_t seq, std::uint32_t slot);
+  // The answer of type `expect` ("called" or "completed") to call `seq`: anything else, another
+  // call's number or a wrong token is a protocol RunnerError. A "failed" message is one too.
+  nlohmann::json receive_answer(const std::string& expect, std::uint32_t seq, const std::string& token,
+                                ipc::Clock::time_point deadline);
   // GPU hop (stream is a cudaStream_t): the judge's stream lets the runner start call `seq`, or
   // waits until the runner's stream has finished it. False with `error` set when CUDA refuses.
   bool queue_start(void* stream, std::uint32_t seq, std::string* error);
@@ -61,6 +69,9 @@ class RunnerClient {
   // Writes both words from the host: releases a judge stream waiting on a runner that failed.
   void release(std::uint32_t seq);
   bool has_cuda_words() const { return device_words_ != 0; }
+  // The runner's `done` word (host view) is below `seq`: it has not claimed to finish a call it
+  // was not asked for yet.
+  bool done_is_before(std::uint32_t seq) const;
 
   const ipc::SharedMemory& arena() const { return arena_; }
   int hop_fd() const { return hop_page_.fd(); }
@@ -83,6 +94,7 @@ class RunnerClient {
   ipc::SharedMemory arena_;
   std::uintptr_t device_words_ = 0;  // device address of the hop page once registered
   std::uint32_t seq_ = 0;
+  std::mt19937_64 tokens_{std::random_device{}()};
 };
 
 // "exited with code 3", "killed by signal 11 (SIGSEGV)" for a wait status (the launcher's helper

@@ -86,7 +86,7 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.drop_capabilities = !off("KBV_SANDBOX_CAPS");
   spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid());
   // What the sandbox reads to start: its Python's packages and the candidate.
-  spec.must_read = {KBV_SANDBOX_PYTHON_SITE, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
+  spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
   return spec;
 }

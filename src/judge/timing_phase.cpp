@@ -26,6 +26,7 @@
 
 #include "cuda/stream_gate.hpp"
 #include "ipc/message_fields.hpp"
+#include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/l2_flush.hpp"
@@ -132,12 +133,23 @@ void Judgement::measure_time() {
   }
   bool gated = cuda;
   const Tolerance tol = tolerance();
+  // Timed rounds draw from the protocol's own distributions (mixed signs, outliers, zeros under
+  // strict), each round one at random with a fresh private seed: a kernel right only on
+  // get_inputs()'s values (an identity for ReLU on [0, 1)) is met by the checked calls too.
+  std::vector<DistributionSpec> kinds;
+  for (const auto& spec : protocol_.distributions(job_.secret))
+    if (spec.kind != DistributionKind::reinit_params) kinds.push_back(spec);
+  auto draw_round = [&] {
+    DistributionSpec spec = kinds[rng() % kinds.size()];
+    spec.seed = rng();
+    return distribution_inputs(source_, spec);
+  };
 
   auto sample = [&](const Callable& c, const ArgList& fresh, bool keep_outputs) -> Sample {
     Sample s;
     RunnerClient& runner = c.kind == Kind::candidate ? *sandbox_ : *twin_;
     const std::string what = "timing: " + c.name;
-    if (cuda && strict()) reset_persisting_l2(device_);
+    if (cuda) reset_persisting_l2(device_);  // no sample inherits L2 state another context set
     std::optional<cuda::StreamGate> gate;
     if (gated) {
       gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
@@ -156,7 +168,11 @@ void Judgement::measure_time() {
       return 0;
     });
     std::uint32_t seq = runner.next_seq();
-    std::string error;
+    std::string error, token;
+    if (cuda && !runner.done_is_before(seq)) {
+      if (gate) gate->open();
+      throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
+    }
     auto t0 = SteadyClock::now();
     if (cuda) {
       cudaEventRecord(e0, static_cast<cudaStream_t>(stream_));
@@ -164,15 +180,23 @@ void Judgement::measure_time() {
     }
     nlohmann::json called;
     try {
-      runner.send({{"type", "call"}, {"seq", seq}, {"slot", kSlot}});
-      called = runner.receive("called", run_deadline_);
+      token = runner.call(seq, kSlot);
+      called = runner.receive_answer("called", seq, token, run_deadline_);
     } catch (const RunnerError& e) {
       runner.release(seq);
       if (gate) gate->open();
       end_with_runner_error(e, what);
     }
-    std::string status = called.value("status", std::string());
-    if (!called.contains("seq") || called["seq"] != seq || (status != "ok" && status != "error")) {
+    std::string status, call_error;
+    try {
+      ipc::Fields f(called, "called");
+      status = f.str("status", 16);
+      if (status == "error") call_error = f.str("error", 8000);
+      if (status == "ok" && c.kind == Kind::candidate) f.array("outputs", 64);
+    } catch (const ipc::ProtocolError&) {
+      status.clear();
+    }
+    if (status != "ok" && status != "error") {
       runner.release(seq);
       if (gate) gate->open();
       throw Ending{Outcome::protocol_violation, what + ": a malformed answer to call " + std::to_string(seq)};
@@ -180,7 +204,7 @@ void Judgement::measure_time() {
     if (status == "error") {
       runner.release(seq);
       if (gate) gate->open();
-      throw Ending{Outcome::runtime_error, what + ": " + first_line(called.value("error", std::string("error")))};
+      throw Ending{Outcome::runtime_error, what + ": " + first_line(call_error)};
     }
     if (cuda && !runner.queue_wait_done(stream_, seq, &error)) {
       runner.release(seq);
@@ -201,7 +225,10 @@ void Judgement::measure_time() {
     auto t1 = SteadyClock::now();
     if (c.kind == Kind::candidate && keep_outputs) {
       try {
-        s.outputs = snapshot_outputs(reader_->view(called.at("outputs")));
+        const auto& outputs = ipc::Fields(called, "called").array("outputs", 64);
+        for (int input : torch_host::OutputReader::aliased_inputs(outputs))
+          if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
+        s.outputs = snapshot_outputs(reader_->view(outputs));
       } catch (const ipc::ProtocolError& e) {
         runner.release(seq);
         if (gate) gate->open();
@@ -214,14 +241,21 @@ void Judgement::measure_time() {
     }
     nlohmann::json completed;
     try {
-      completed = runner.receive("completed", run_deadline_);
+      completed = runner.receive_answer("completed", seq, token, run_deadline_);
     } catch (const RunnerError& e) {
       runner.release(seq);
       end_with_runner_error(e, what);
     }
-    if (!completed.value("error", std::string()).empty()) {
+    std::string device_error;
+    try {
+      device_error = ipc::Fields(completed, "completed").str("error", 8000);
+    } catch (const ipc::ProtocolError& e) {
       runner.release(seq);
-      throw Ending{Outcome::runtime_error, what + ": " + first_line(completed["error"].get<std::string>())};
+      throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+    }
+    if (!device_error.empty()) {
+      runner.release(seq);
+      throw Ending{Outcome::runtime_error, what + ": " + first_line(device_error)};
     }
     wait_for_stream(what, &runner, seq);
     if (cuda) {
@@ -252,7 +286,7 @@ void Judgement::measure_time() {
   int round = 0;
   bool warming = true;
   while (decision == stats::StopDecision::keep_going) {
-    ArgList fresh = guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_inputs(source_, rng()); });
+    ArgList fresh = guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); });
     const bool check = !warming && rng() % kCheckOneIn == 0;
     std::shuffle(order.begin(), order.end(), rng);
     std::vector<Sample> round_samples(n);
@@ -312,6 +346,11 @@ void Judgement::measure_time() {
   torch_host::set_tf32(protocol_tf32());
 
   double hop = median_of(raw[hop_index]);
+  // An honest call does everything the twin's null call does and its forward() besides: a
+  // candidate that answers faster than that did not run its calls as the protocol asks.
+  if (!raw[0].empty() && median_of(raw[0]) < 0.5 * hop)
+    throw Ending{Outcome::protocol_violation, "timing: the candidate's calls took " + std::to_string(median_of(raw[0])) +
+                                                  " ms, less than half of kbv's own null call (" + std::to_string(hop) + " ms)"};
   result.hop_ms = hop;
   result.hop_samples = static_cast<std::int64_t>(raw[hop_index].size());
   result.gated = gated;
@@ -332,6 +371,38 @@ void Judgement::measure_time() {
     result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
   }
   verdict_.timing = result;
+}
+
+}  // namespace kbv::judge
+
+namespace kbv::judge {
+
+// Strict without timing still makes the calls timing would have made (a candidate that turns
+// stale after its first N calls must meet them): 8 calls on fresh inputs, every output checked.
+void Judgement::check_untimed_calls() {
+  enter(Stage::timing);
+  std::mt19937_64 rng(job_.secret ^ 0x756e74696d6564ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+  const Tolerance tol = tolerance();
+  std::vector<DistributionSpec> kinds;
+  for (const auto& spec : protocol_.distributions(job_.secret))
+    if (spec.kind != DistributionKind::reinit_params) kinds.push_back(spec);
+  for (int call = 0; call < 8; ++call) {
+    DistributionSpec spec = kinds[rng() % kinds.size()];
+    spec.seed = rng();
+    ArgList fresh = guarded(Outcome::problem_error, "get_inputs()", [&] { return distribution_inputs(source_, spec); });
+    guarded(Outcome::internal_error, "writing the inputs", [&] {
+      write_inputs(kSlot, fresh);
+      return 0;
+    });
+    CallOutputs out = call_candidate(kSlot, "untimed call " + std::to_string(call));
+    std::vector<at::Tensor> ref_tf32;
+    auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
+    auto cmp = judge_outputs(ref, ref_tf32, out.snapshot, tol);
+    if (!cmp.ok) {
+      flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh inputs: " + cmp.reason);
+      return;
+    }
+  }
 }
 
 }  // namespace kbv::judge

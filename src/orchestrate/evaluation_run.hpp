@@ -13,8 +13,8 @@
 namespace kbv {
 
 struct EvaluationLimits {
-  double compile_timeout_seconds = 900;  // the "build" stage: importing the candidate, its builds
-  double run_timeout_seconds = 600;      // every other stage together
+  double compile_timeout_seconds = defaults::kCompileTimeoutSeconds;  // the "build" stage: importing the candidate, its builds
+  double run_timeout_seconds = defaults::kRunTimeoutSeconds;  // every other stage together
 };
 
 struct EvaluationRun {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/defaults.hpp"
 #include "orchestrate/run_scan.hpp"
 
 namespace kbv {
@@ -28,10 +29,10 @@ struct RunOptions {
   int jobs = 0;                      // parallel builds; 0: the number of cores
   std::string size = "auto";         // default | small | auto (small on the CPU)
   std::string build_dir;             // default: $KBV_CACHE/builds
-  double time_budget = 2.0;
-  double compile_timeout = 900;
-  double run_timeout = 600;
-  double sandbox_memory_gib = 64;     // host memory limit of each candidate's sandbox; 0: none
+  double time_budget = defaults::kRunTimeBudgetSeconds;
+  double compile_timeout = defaults::kCompileTimeoutSeconds;
+  double run_timeout = defaults::kRunTimeoutSeconds;
+  double sandbox_memory_gib = defaults::kSandboxMemoryGiB;  // host memory limit of each candidate's sandbox; 0: none
   // How long a failing store write is retried (with backoff) before the run stops and keeps
   // its verdicts in the spill file; also bounds SQLite's busy_timeout.
   double store_wait = 300;

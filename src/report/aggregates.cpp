@@ -319,11 +319,28 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
                                          std::get<0>(k), std::get<1>(k), degenerate_first[k].problem_name, list));
     }
   }
+  // A problem is left out when no candidate got past it (every verdict of it a problem_error): it
+  // is then the problem that is broken. A problem_error beside other verdicts of the same problem
+  // is that one evaluation's failure (its candidate may have caused it, e.g. by holding the
+  // device's memory) and counts against that candidate; one candidate cannot remove a problem
+  // from everyone's figures.
+  std::map<ProblemKeyT, std::pair<int, int>> problem_errors;  // (problem_error verdicts, all verdicts)
+  std::map<ProblemKeyT, const VerdictRecord*> first_error;
   for (const auto& r : recs) {
     ProblemKeyT k{r.sample.level, r.sample.problem_id};
-    if (r.verdict.outcome == Outcome::problem_error && !excluded.count(k))
-      excluded[k] = {r.sample.level, r.sample.problem_id, r.verdict.problem.name, "problem_error", r.verdict.reason};
+    if (r.verdict.outcome == Outcome::skipped || r.verdict.outcome == Outcome::internal_error) continue;
+    auto& [errors, all] = problem_errors[k];
+    ++all;
+    if (r.verdict.outcome == Outcome::problem_error) {
+      ++errors;
+      if (!first_error.count(k)) first_error[k] = &r;
+    }
   }
+  for (const auto& [k, counts] : problem_errors)
+    if (counts.first > 0 && counts.first == counts.second && !excluded.count(k)) {
+      const auto& r = *first_error[k];
+      excluded[k] = {r.sample.level, r.sample.problem_id, r.verdict.problem.name, "problem_error", r.verdict.reason};
+    }
   for (const auto& [k, e] : excluded) report.excluded.push_back(e);
 
   // Samples grouped by (protocol, run label, problem), skipped ones left out.

@@ -135,7 +135,8 @@ int serve(const std::string& role, ipc::Channel& channel) {
     } else if (type == "call") {
       auto seq = static_cast<std::uint32_t>(f.integer("seq", 1, UINT32_MAX));
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
-      nlohmann::json called{{"type", "called"}, {"seq", seq}};
+      std::string token = f.str("token", 64);
+      nlohmann::json called{{"type", "called"}, {"seq", seq}, {"token", token}};
       last_outputs.clear();
       hop.wait_start(seq);
       try {
@@ -159,7 +160,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
         // The judge releases its own stream when a call ends in an error.
       }
       channel.send(called);
-      channel.send({{"type", "completed"}, {"seq", seq}, {"error", synchronize_all(device)}});
+      channel.send({{"type", "completed"}, {"seq", seq}, {"token", token}, {"error", synchronize_all(device)}});
     } else if (type == "memory" && host) {
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
       nlohmann::json answer{{"type", "memory"}};

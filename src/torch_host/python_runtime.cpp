@@ -1,6 +1,8 @@
 #include "torch_host/python_runtime.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #include <pybind11/embed.h>
 
@@ -8,8 +10,35 @@ namespace py = pybind11;
 
 namespace kbv::torch_host {
 
+namespace {
+
+// The interpreter kbv was built against, whatever the environment says: isolated (no PYTHON*
+// variables, no user site-packages, no current directory on sys.path) and with its home fixed at
+// build time, so another python3 first on PATH (conda, pyenv, a Slurm job's module) cannot hand
+// the embedded interpreter a foreign standard library.
+PyConfig fixed_config() {
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  config.install_signal_handlers = 0;  // Ctrl-C belongs to the CLI
+  config.buffered_stdio = 0;           // what a crashing candidate printed reaches its output tail
+  config.write_bytecode = 0;
+  PyStatus status = PyConfig_SetBytesString(&config, &config.home, KBV_PYTHON_HOME);
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw std::runtime_error(std::string("cannot configure Python: ") + (status.err_msg ? status.err_msg : "?"));
+  }
+  return config;
+}
+
+py::scoped_interpreter start_interpreter() {
+  PyConfig config = fixed_config();
+  return py::scoped_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
+}
+
+}  // namespace
+
 struct PythonRuntime::Impl {
-  py::scoped_interpreter interpreter{false};  // no signal handlers: Ctrl-C belongs to the CLI
+  py::scoped_interpreter interpreter = start_interpreter();
   std::string python_version;
   std::string torch_version;
   std::string cuda_version;
@@ -21,6 +50,7 @@ PythonRuntime::PythonRuntime() : impl_(std::make_unique<Impl>()) {
   const char* extra = std::getenv("KBV_PYTHONPATH");
   py::list path = sys.attr("path");
   path.insert(0, py::str(KBV_PYTHON_SITE));
+  py::module_::import("site").attr("addsitedir")(KBV_PYTHON_SITE);  // its .pth files as well
   if (extra && *extra) path.insert(0, py::str(extra));
   sys.attr("argv") = py::make_tuple("kbv-worker");
   sys.attr("dont_write_bytecode") = true;

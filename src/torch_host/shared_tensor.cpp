@@ -110,8 +110,8 @@ struct ViewSpec {
 ViewSpec parse_view(const ipc::Fields& d) {
   ViewSpec v;
   v.dtype = dtype_from_name(d.str("dtype", 32));
-  v.sizes = int_list(d.json().at("sizes"), "sizes");
-  v.strides = int_list(d.json().at("strides"), "strides");
+  v.sizes = int_list(d.array("sizes", kMaxRank), "sizes");
+  v.strides = int_list(d.array("strides", kMaxRank), "strides");
   if (v.sizes.size() != v.strides.size()) throw ProtocolError("sizes and strides differ in length");
   v.offset = d.integer("offset", 0, std::numeric_limits<std::int64_t>::max() / 2);
   v.span = view_span_bytes(v.sizes, v.strides, static_cast<std::int64_t>(c10::elementSize(v.dtype)));

@@ -4,7 +4,8 @@
 // "# fake-worker: key=value":
 //   outcome=NAME          the verdict's outcome (default correct)
 //   outcome_file=PATH     read the outcome from PATH when it exists (a test changes it between runs)
-//   sleep=SECONDS         spend this long in the correctness stage (kbv's --run-timeout applies)
+//   sleep=SECONDS         spend this long in the correctness stage; longer than the job's run
+//                         timeout, it stops there with a timeout verdict, as kbv-judge does
 //   wait_for=PATH         in the correctness stage, wait until PATH exists
 //   build_wait_for=PATH   in a build-only job, wait until PATH exists
 //   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
@@ -113,14 +114,21 @@ int main(int argc, char** argv) {
     for (int i = 0; i < std::stoi(d["print_kb"]); ++i) std::printf("%s\n", kib.c_str());
     std::fflush(stdout);
   }
-  if (d.count("sleep")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["sleep"])));
-  if (d.count("wait_for")) wait_for(d["wait_for"]);
   std::string outcome = d.count("outcome") ? d["outcome"] : "correct";
-  if (d.count("outcome_file") && fs::exists(d["outcome_file"])) std::ifstream(d["outcome_file"]) >> outcome;
+  if (d.count("sleep")) {
+    // The judge enforces the run timeout itself; kbv only holds a backstop far behind it.
+    const double asked = std::stod(d["sleep"]);
+    const bool over = job.run_timeout_seconds > 0 && asked > job.run_timeout_seconds;
+    std::this_thread::sleep_for(std::chrono::duration<double>(over ? job.run_timeout_seconds : asked));
+    if (over) outcome = "timeout";
+  }
+  if (d.count("wait_for")) wait_for(d["wait_for"]);
+  if (outcome != "timeout" && d.count("outcome_file") && fs::exists(d["outcome_file"]))
+    std::ifstream(d["outcome_file"]) >> outcome;
 
   nlohmann::json v = kbv::Verdict{};
   v["outcome"] = outcome;  // as written: a name kbv does not know must reach it as such
-  v["stage"] = "done";
+  v["stage"] = outcome == "timeout" ? "correctness" : "done";
   v["reason"] = outcome == "correct" ? "" : "fake-worker said " + outcome;
   if (d["empty_identity"] != "1") {
     v["protocol"] = job.protocol;

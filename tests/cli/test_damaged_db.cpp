@@ -58,7 +58,7 @@ TEST(ReadOnlyDb, ReportAndExportReadADbInAReadOnlyPlace) {
                                                                              << report.output;
   auto exported = s.kbv({"export", "--db", db, "--out", s.path("export")});
   EXPECT_EQ(exported.exit_code, 0) << exported.output;
-  EXPECT_TRUE(fs::exists(s.path("export/m/level1/eval_results.json"))) << exported.output;
+  EXPECT_TRUE(fs::exists(s.path("export/m/eval_results.json"))) << exported.output;
 }
 
 TEST(DamagedDb, RunRefusesToWriteIntoADbWithDamagedPages) {

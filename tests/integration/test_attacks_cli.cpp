@@ -7,9 +7,12 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -28,11 +31,17 @@ const std::string kSecret = "kbv-secret-marker-7f3a91";
 
 // Attacks whose kernel is wrong (zeros): never correct. The others compute a right ReLU and
 // attack something else: their verdict may be correct, their attack must not work.
-const std::vector<std::string> kWrongKernels = {"forged_verdict", "late_verdict_escaped", "db_rewrite",
-                                                "build_cache_overwrite", "reference_patched", "deadline_extension",
-                                                "malformed_messages", "kill_parent", "fork_children", "big_file",
-                                                "memory_hog"};
-const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside"};
+const std::vector<std::string> kWrongKernels = {
+    "forged_verdict", "late_verdict_escaped", "db_rewrite", "build_cache_overwrite", "reference_patched",
+    "deadline_extension", "malformed_messages", "kill_parent", "fork_children", "big_file", "memory_hog",
+    // Found by the red team (docstrings say how each worked before its fix):
+    "identity_in_timing", "relay_answers_on_arrival", "relay_prequeued_replies", "kill_process_group",
+    "shrink_shared_memory", "malformed_descriptor", "library_link_to_device", "build_log_fifo", "library_hard_links"};
+const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside", "write_proc_and_dev",
+                                                "unix_socket_out", "survive_evaluation", "process_limit",
+                                                "disk_leftovers", "build_log_link"};
+// Problem 40 (Linear + ReLU): an attack on the weights the judge hands over.
+const std::vector<std::string> kWrongLinearKernels = {"dodge_reinit_params"};
 
 struct Listener {
   int fd = -1;
@@ -55,6 +64,40 @@ struct Listener {
   }
 };
 
+bool process_named(const std::string& comm) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "comm");
+    std::string name;
+    std::getline(in, name);
+    if (name == comm) return true;
+  }
+  return false;
+}
+
+// A unix socket the test listens on, under /tmp, where unix_socket_out.py tries to reach it.
+struct UnixListener {
+  int fd = -1;
+  std::string path;
+  explicit UnixListener(const std::string& p) : path(p) {
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    ::unlink(path.c_str());
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::chmod(path.c_str(), 0777);  // even a world-writable socket must be out of reach
+    ::listen(fd, 4);
+  }
+  ~UnixListener() {
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+  bool heard_anything() const {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+};
+
 bool process_with_marker(const std::string& marker) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::ifstream in(e.path() / "cmdline");
@@ -71,6 +114,7 @@ class Attacks : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "suite/level1");
     fs::copy_file(testing::example_problem("19_ReLU.py"), root_ / "suite/level1/19_ReLU.py");
+    fs::copy_file(testing::example_problem("40_Linear_ReLU.py"), root_ / "suite/level1/40_Linear_ReLU.py");
     fs::path runs = root_ / "runs" / "attacks";
     fs::create_directories(runs);
     fs::copy_file(kAttacks + "_attack_common.py", runs / "_attack_common.py");
@@ -80,6 +124,10 @@ class Attacks : public ::testing::Test {
         fs::copy_file(kAttacks + name + ".py", runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"));
         sample_of_[name] = sample++;
       }
+    for (const auto& name : kWrongLinearKernels) {
+      fs::copy_file(kAttacks + name + ".py", runs / ("level_1_problem_40_sample_" + std::to_string(sample) + "_kernel.py"));
+      sample_of_[name] = sample++;
+    }
     // Honest candidates in the same batch: a C++ extension (built into the shared cache the
     // overwrite attack goes after) and plain PyTorch.
     fs::copy_file(testing::kSource + "/examples/hacks/honest_shape_specialised.py",
@@ -89,6 +137,8 @@ class Attacks : public ::testing::Test {
         << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
     sample_of_["honest_torch"] = sample++;
     std::ofstream(runs / "connect_port.txt") << listener_.port;
+    unix_listener_ = std::make_unique<UnixListener>((root_ / "host.sock").string());
+    std::ofstream(runs / "unix_socket_path.txt") << unix_listener_->path;
 
     ProcessSpec spec;
     spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root_ / "suite").string(), "--runs", (root_ / "runs").string(),
@@ -99,7 +149,10 @@ class Attacks : public ::testing::Test {
     result_ = run_process(spec, Clock::now() + std::chrono::minutes(30));
     std::this_thread::sleep_for(std::chrono::seconds(4));  // the late daemon would have acted by now
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() {
+    unix_listener_.reset();
+    fs::remove_all(root_);
+  }
 
   static std::map<std::string, Verdict> verdicts() {
     std::map<std::string, Verdict> out;
@@ -115,11 +168,13 @@ class Attacks : public ::testing::Test {
   static std::map<std::string, int> sample_of_;
   static ProcessResult result_;
   static Listener listener_;
+  static std::unique_ptr<UnixListener> unix_listener_;
 };
 fs::path Attacks::root_;
 std::map<std::string, int> Attacks::sample_of_;
 ProcessResult Attacks::result_;
 Listener Attacks::listener_;
+std::unique_ptr<UnixListener> Attacks::unix_listener_;
 
 // One kbv run serves every expectation (ctest runs each test in its own process).
 TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
@@ -132,7 +187,9 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
   {
     SCOPED_TRACE("NoWrongKernelIsJudgedCorrect");
     auto v = verdicts();
-    for (const auto& name : kWrongKernels) {
+    std::vector<std::string> wrong = kWrongKernels;
+    wrong.insert(wrong.end(), kWrongLinearKernels.begin(), kWrongLinearKernels.end());
+    for (const auto& name : wrong) {
       ASSERT_TRUE(v.count(name)) << name << " has no stored verdict";
       EXPECT_NE(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
       EXPECT_NE(v[name].outcome, Outcome::internal_error) << name << " is the candidate's doing, not kbv's: " << v[name].reason;
@@ -163,6 +220,8 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
   {
     SCOPED_TRACE("NoProcessIsLeftBehind");
     EXPECT_FALSE(process_with_marker("kbv-attack-child")) << "fork_children left a process";
+    EXPECT_FALSE(process_named("kbv-survivor")) << "survive_evaluation left a process";
+    EXPECT_FALSE(process_named("kbv-relay")) << "survive_evaluation left its relay";
     EXPECT_FALSE(process_with_marker("kbv-attack-late-verdict")) << "the setsid daemon survived";
   }
   {
@@ -195,8 +254,28 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
     for (const char* key : {"pid_namespace", "network_namespace", "landlock_abi", "warnings"}) EXPECT_TRUE(iso.contains(key)) << key;
   }
   {
+    SCOPED_TRACE("TheRedTeamsSideEffectsDoNotLand");
+    auto v = verdicts();
+    EXPECT_FALSE(fs::exists("/dev/kbv_redteam_marker")) << v["write_proc_and_dev"].output_tail;
+    fs::remove("/dev/kbv_redteam_marker");
+    EXPECT_EQ(v["write_proc_and_dev"].output_tail.find("WROTE"), std::string::npos) << v["write_proc_and_dev"].output_tail;
+    EXPECT_EQ(v["write_proc_and_dev"].output_tail.find("CREATED"), std::string::npos) << v["write_proc_and_dev"].output_tail;
+    EXPECT_NE(v["process_limit"].output_tail.find("refused after"), std::string::npos)
+        << "1100 processes must not all start: " << v["process_limit"].output_tail.substr(0, 2000);
+    // Nothing a candidate wrote into its private tmp stays once its evaluation is over.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
+      if (e.path().filename().string().rfind("kbv-sandbox-", 0) == 0)
+        for (fs::recursive_directory_iterator it(e.path(), ec), end; !ec && it != end; it.increment(ec))
+          EXPECT_EQ(it->path().filename().string().rfind("leftover_", 0), std::string::npos) << it->path();
+    // The judge never reads the build log through a link: nothing outside the build folder lands in a verdict.
+    const auto& build = v["build_log_link"].build;
+    if (build) EXPECT_TRUE(build->log_tail.empty() || build->log_tail.find("[user]") == std::string::npos) << build->log_tail;
+  }
+  {
     SCOPED_TRACE("NothingReachesTheNetwork");
     EXPECT_FALSE(listener_.heard_anything());
+    EXPECT_FALSE(unix_listener_->heard_anything()) << "a host unix socket under /tmp was reached";
   }
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -84,6 +86,35 @@ TEST(EvalCli, HangBecomesTimeoutInItsStage) {
   const std::string tail = r.verdict["output_tail"];
   EXPECT_NE(tail.find("relu_hang.py\", line"), std::string::npos) << tail;
   EXPECT_NE(tail.find("in forward"), std::string::npos) << tail;
+}
+
+// Another Python first on PATH, and PYTHONHOME / PYTHONPATH naming a broken standard library
+// (a conda or pyenv shell, a Slurm job's module): kbv's Python is the one it was built against,
+// so the verdict is the candidate's own, never a crash of kbv's interpreter blamed on it.
+TEST(EvalCli, AForeignPythonInTheEnvironmentChangesNothing) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("kbv-foreign-python-" + std::to_string(::getpid()));
+  fs::create_directories(root / "bin");
+  for (const char* sub : {"lib/python3.11/encodings", "lib/python3/encodings"}) fs::create_directories(root / sub);
+  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  for (const char* exe : {"bin/python3", "bin/python"}) {
+    write(root / exe, "#!/bin/sh\nexit 7\n");
+    fs::permissions(root / exe, fs::perms::owner_all);
+  }
+  for (const char* lib : {"lib/python3.11", "lib/python3"}) {
+    write(root / lib / "os.py", "raise SystemExit('foreign standard library')\n");
+    write(root / lib / "encodings" / "__init__.py", "raise SystemExit('foreign standard library')\n");
+  }
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  ::setenv("PATH", ((root / "bin").string() + ":" + old_path).c_str(), 1);
+  ::setenv("PYTHONHOME", root.c_str(), 1);
+  ::setenv("PYTHONPATH", (root / "lib/python3.11").c_str(), 1);
+  auto r = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  ::setenv("PATH", old_path.c_str(), 1);
+  ::unsetenv("PYTHONHOME");
+  ::unsetenv("PYTHONPATH");
+  fs::remove_all(root);
+  EXPECT_EQ(outcome(r), "correct") << context(r);
 }
 
 TEST(EvalCli, OsExitBecomesCrashed) {

@@ -1,5 +1,6 @@
-// Every CPU-capable hack in examples/hacks/ is caught under strict by its named flag and is not
-// caught under standard (standard runs no integrity checks, so the inflation stays visible).
+// Every CPU-capable hack in examples/hacks/ against the judge/sandbox split: caught under strict
+// by its named flag, caught as incorrect under every protocol, or left without the route it
+// relied on (the reference, torch's functions and generators live in the judge now).
 // The CUDA-only hacks are in tests/gpu/test_hacks_gpu.cpp.
 #include <gtest/gtest.h>
 
@@ -29,6 +30,7 @@ std::set<std::string> flags_of(const CliResult& r) {
   return names;
 }
 
+// Caught under strict by its named flag; standard (no integrity checks) says what the numbers say.
 struct HackCase {
   std::string file;
   std::string problem;
@@ -38,7 +40,7 @@ struct HackCase {
 
 class StrictHack : public ::testing::TestWithParam<HackCase> {};
 
-TEST_P(StrictHack, CaughtByItsFlagUnderStrictOnly) {
+TEST_P(StrictHack, CaughtByItsFlagUnderStrict) {
   const auto& c = GetParam();
   auto strict = eval_hack(c.problem, c.file, "strict");
   auto flags = flags_of(strict);
@@ -63,14 +65,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(HackCase{"input_mutated_scratch.py", kRelu, "input_mutated", "correct"},
                       HackCase{"input_mutated.py", kRelu, "output_aliases_input", "correct"},
                       HackCase{"output_aliases_input.py", kRelu, "output_aliases_input", "correct"},
-                      HackCase{"result_reuse_ptr.py", kRelu, "result_reuse", "correct"},
-                      HackCase{"result_reuse_after_n.py", kRelu, "result_reuse", "correct"},
-                      HackCase{"reference_reachable_gc.py", kRelu, "reference_reachable", "correct"},
-                      HackCase{"reference_reachable_import.py", kSwish, "reference_reachable", "correct"},
-                      HackCase{"nondeterministic.py", kRelu, "nondeterministic", "correct"},
-                      HackCase{"tampering_tf32.py", kLinear, "tampering", "correct"},
-                      HackCase{"tampering_allclose.py", kRelu, "tampering", "incorrect"},
-                      HackCase{"tampering_seed.py", kRelu, "tampering", "correct"}),
+                      // Stale after its first 12 calls: the judge checks outputs of timed calls
+                      // in every protocol, so standard is incorrect too (unflagged there).
+                      HackCase{"result_reuse_after_n.py", kRelu, "result_reuse", "incorrect"},
+                      HackCase{"nondeterministic.py", kRelu, "nondeterministic", "correct"}),
     [](const ::testing::TestParamInfo<HackCase>& info) {
       std::string name = info.param.file.substr(0, info.param.file.size() - 3);
       for (auto& ch : name)
@@ -78,9 +76,63 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-// Result reuse is re-checked even when timing is off.
+// Wrong in every protocol, standard included: the buffers a candidate is handed keep their
+// address and get fresh values every call, so a cache keyed on the pointer returns another
+// input's output; a patched comparison patches only the sandbox's own torch.
+class CaughtEverywhere : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CaughtEverywhere, IncorrectUnderStandardAndStrict) {
+  for (const std::string protocol : {"standard", "strict"}) {
+    auto r = eval_hack(kRelu, GetParam(), protocol);
+    EXPECT_EQ(r.outcome(), "incorrect") << protocol << "\n" << r.context();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuHacks, CaughtEverywhere, ::testing::Values("result_reuse_ptr.py", "tampering_allclose.py"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 3);
+                           for (auto& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+// Routes that ran through the candidate's process and no longer exist: the reference (found by
+// gc or through the problem module), torch's generators and its TF32 switches now live in the
+// judge. Each of these candidates then runs the honest PyTorch it carries as a fallback: correct,
+// no integrity flag, a PyTorch-only rewrite, and no inflated speedup.
+struct RouteCase {
+  std::string file;
+  std::string problem;
+};
+
+class RouteGone : public ::testing::TestWithParam<RouteCase> {};
+
+TEST_P(RouteGone, TheHackRunsAsItsHonestFallback) {
+  auto r = eval_hack(GetParam().problem, GetParam().file, "strict");
+  EXPECT_EQ(r.outcome(), "correct") << r.context();
+  auto flags = flags_of(r);
+  EXPECT_TRUE(flags.count("no_custom_kernel")) << r.context();
+  flags.erase("no_custom_kernel");
+  flags.erase("degenerate");
+  EXPECT_TRUE(flags.empty()) << r.context();
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuHacks, RouteGone,
+                         ::testing::Values(RouteCase{"reference_reachable_gc.py", kRelu},
+                                           RouteCase{"reference_reachable_import.py", kSwish},
+                                           RouteCase{"tampering_seed.py", kRelu}, RouteCase{"tampering_tf32.py", kLinear}),
+                         [](const ::testing::TestParamInfo<RouteCase>& info) {
+                           std::string name = info.param.file.substr(0, info.param.file.size() - 3);
+                           for (auto& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+// A candidate that turns stale after its first calls is met by the calls timing would make,
+// even with timing off.
 TEST(StrictCli, ResultReuseIsCaughtWithoutTiming) {
-  auto r = eval_hack(kRelu, "result_reuse_ptr.py", "strict", {"--no-timing"});
+  auto r = eval_hack(kRelu, "result_reuse_after_n.py", "strict", {"--no-timing"});
+  EXPECT_EQ(r.outcome(), "incorrect") << r.context();
   EXPECT_TRUE(flags_of(r).count("result_reuse")) << r.context();
 }
 

@@ -69,6 +69,26 @@ TEST(Channel, OversizedIsRefusedNotBuffered) {
   EXPECT_EQ(receive_error(b), ChannelError::Kind::too_large);
 }
 
+TEST(Channel, DeepNestingIsMalformedNotAStackOverflow) {
+  auto [a, b] = Channel::make_pair();
+  std::string deep = "{\"type\": \"x\", \"v\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  ASSERT_GT(::send(a.fd(), deep.data(), deep.size(), 0), 0);
+  EXPECT_EQ(receive_error(b), ChannelError::Kind::malformed);
+}
+
+TEST(Channel, BracketsInsideStringsDoNotCount) {
+  auto [a, b] = Channel::make_pair();
+  a.send({{"type", "x"}, {"text", std::string(1000, '[')}});
+  EXPECT_EQ(b.receive(soon(500)).body["text"].get<std::string>().size(), 1000u);
+}
+
+TEST(Channel, SaysWhenAMessageIsWaiting) {
+  auto [a, b] = Channel::make_pair();
+  EXPECT_FALSE(b.pending());
+  a.send({{"type", "unasked"}});
+  EXPECT_TRUE(b.pending());
+}
+
 TEST(Channel, SilenceIsATimeout) {
   auto [a, b] = Channel::make_pair();
   EXPECT_EQ(receive_error(b, 100), ChannelError::Kind::timeout);
@@ -101,6 +121,14 @@ TEST(MessageFields, NameTheFieldThatIsWrong) {
   EXPECT_THROW(f.str("status", 1), ProtocolError);  // longer than allowed
   EXPECT_EQ(f.str("status"), "ok");
   EXPECT_THROW(Fields(nlohmann::json::array(), "x"), ProtocolError);
+}
+
+TEST(SharedMemory, TheOtherSideCannotShrinkIt) {
+  auto shared = SharedMemory::create(1 << 20, "kbv-test");
+  UniqueFd theirs(::dup(shared.fd()));
+  EXPECT_NE(::ftruncate(theirs.get(), 0), 0) << "a shrunk memfd would SIGBUS the judge on its next read";
+  EXPECT_NE(::ftruncate(theirs.get(), 2 << 20), 0);
+  static_cast<volatile char*>(shared.data())[(1 << 20) - 1] = 1;  // still all there
 }
 
 TEST(SharedMemory, RefusesToMapMoreThanTheFileHolds) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,6 +140,59 @@ TEST(Isolation, EveryProcessItStartsDiesWithIt) {
   EXPECT_NE(r.out.find("started"), std::string::npos) << r.out;
   EXPECT_FALSE(process_with_marker(marker)) << "a child survived its sandbox (pid namespace: " << r.report.pid_namespace
                                             << ", cgroup: " << r.report.cgroup << ")";
+}
+
+// A launcher killed outright (kbv -9, a Slurm job's end) runs no clean-up: the sandbox and all it
+// started must end with it, not spin on as orphans. The kernel clears the death signal whenever a
+// uid changes, which both the user namespace's uid map and the unprivileged uid do.
+TEST(Isolation, ASandboxEndsWhenItsLauncherIsKilled) {
+  std::string marker = "kbv-orphan-marker-" + std::to_string(::getpid());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t launcher = ::fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    ::close(ready[0]);
+    auto spec = shell("(exec -a " + marker + " sleep 300) & echo started; exec -a " + marker + "-init sleep 300");
+    spec.fds = {{ready[1], 1}};
+    launch_sandbox(spec);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char buf[16] = {};
+  pollfd p{ready[0], POLLIN, 0};
+  ASSERT_GT(::poll(&p, 1, 20000), 0) << "the sandbox never started";
+  ASSERT_GT(::read(ready[0], buf, sizeof buf), 0);
+  ::close(ready[0]);
+  ASSERT_TRUE(process_with_marker(marker));
+  ::kill(launcher, SIGKILL);
+  ::waitpid(launcher, nullptr, 0);
+  bool alive = true;
+  for (int i = 0; i < 100 && alive; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    alive = process_with_marker(marker);
+  }
+  EXPECT_FALSE(alive) << "the sandbox outlived its killed launcher";
+}
+
+volatile sig_atomic_t g_usr1 = 0;
+
+TEST(Isolation, ItCannotSignalTheLaunchersProcessGroup) {
+  auto old = ::signal(SIGUSR1, [](int) { g_usr1 = 1; });
+  SandboxRun r = run(shell("kill -USR1 0; echo sent"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::signal(SIGUSR1, old);
+  EXPECT_NE(r.out.find("sent"), std::string::npos) << r.out;
+  EXPECT_EQ(g_usr1, 0) << "kill(0, ...) from the sandbox reached the launcher's process group";
+}
+
+TEST(Isolation, ItCannotCreateFilesInTheHostsDev) {
+  std::string name = "/dev/kbv-isolation-test-" + std::to_string(::getpid());
+  SandboxRun r = run(shell("echo x > " + name + "; echo done"));
+  bool made = fs::exists(name);
+  fs::remove(name);
+  EXPECT_FALSE(made) << "ro " << r.report.readonly_root << " landlock " << r.report.landlock_abi;
 }
 
 TEST(Isolation, NoFileLargerThanTheLimit) {

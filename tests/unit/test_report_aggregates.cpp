@@ -203,6 +203,13 @@ TEST(Aggregates, DegenerateOnlyUnderWeakerProtocolsIsKeptWithANote) {
   EXPECT_EQ(excluded.excluded[0].reason, "zeros pass everything") << "strict's evidence is the one shown";
 }
 
+TEST(Aggregates, OneCandidatesProblemErrorDoesNotRemoveTheProblemForEveryone) {
+  // A candidate that makes its own evaluation fail on the problem's side (holding the device's
+  // memory while the judge draws inputs) must not drop the problem from everyone's figures.
+  auto r = build({correct(3, 2.0, 0, "model-a"), failed(3, Outcome::problem_error, 0, "model-b")});
+  EXPECT_TRUE(r.excluded.empty());
+}
+
 TEST(Aggregates, ProblemErrorIsExcludedAndSkippedSamplesAreNotCounted) {
   auto broken = failed(3, Outcome::problem_error);
   auto skipped = failed(4, Outcome::skipped);

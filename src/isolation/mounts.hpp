@@ -1,0 +1,42 @@
+#pragma once
+// The sandbox's view of the filesystem, set up in its mount namespace before exec:
+// - folders its unprivileged uid may not search (kbv and its Python under /root, say) are
+//   covered by a tmpfs into which only the children it needs are bound back, so it can read its
+//   own install and nothing else of that folder (keys, histories, other users' files);
+// - a private /tmp and /run (the host's unix sockets are not there), with the folders it may
+//   write bound back in from the host;
+// - everything read-only but those folders, its own /proc and its own /dev/shm.
+// The plan is computed before fork (it allocates); applying it makes system calls only.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isolation/sandbox_spec.hpp"
+
+namespace kbv::isolation {
+
+struct MountPlan {
+  struct Shadow {
+    std::string dir;                    // not searchable by the sandbox's uid
+    std::vector<std::string> children;  // full paths under it, bound back
+  };
+  std::vector<Shadow> shadows;
+  std::vector<std::string> writable;    // from the spec
+  std::vector<std::string> under_tmp;   // the writable folders that lie under /tmp, bound back in
+  std::string tmp_options;              // for the private /tmp
+};
+
+// Throws std::runtime_error when something the sandbox must read stays unreadable to `uid`
+// even with the shadows (a folder deeper down that only its owner may search).
+MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid);
+
+// As real root, before the user namespace: a mount namespace holding the shadows (they become
+// locked for the sandbox, which cannot unmount them). Returns 0 or an errno value.
+int apply_shadows(const MountPlan& plan);
+
+// Inside the sandbox's own user and mount namespaces, after its /proc and /dev/shm: the private
+// /tmp and /run, then everything read-only but the writable folders. Returns 0 or an errno
+// value; `readonly` says whether the read-only step took (it needs mount_setattr, Linux 5.12).
+int apply_private_mounts(const MountPlan& plan, bool& readonly);
+
+}  // namespace kbv::isolation

@@ -3,7 +3,7 @@
 # pid file under one folder. Nothing under /etc is touched; the system's own munge/slurm (if any)
 # keep running beside it (other ports, another munge socket).
 #   source tests/slurm/local_slurm.sh
-#   local_slurm_start DIR    # exports SLURM_CONF; returns non-zero (logs printed) if it cannot start
+#   local_slurm_start DIR    # exports SLURM_CONF; returns non-zero if it cannot start (then see local_slurm_logs)
 #   local_slurm_stop         # kills what local_slurm_start started, by pid; safe to call twice
 #   local_slurm_logs         # prints the daemons' logs
 
@@ -35,10 +35,14 @@ local_slurm_stop() {
   LOCAL_SLURM_PIDS=()
 }
 
-# Waits up to $2 seconds for command $1 (a string) to succeed.
+# Waits up to $2 seconds for command $1 (a string) to succeed; gives up at once when a daemon
+# it started has died.
 local_slurm_wait_for() {
-  local deadline=$((SECONDS + $2))
+  local deadline=$((SECONDS + $2)) pid
   until eval "$1" >/dev/null 2>&1; do
+    for pid in "${LOCAL_SLURM_PIDS[@]}"; do
+      kill -0 "$pid" 2>/dev/null || { echo "local_slurm: a daemon (pid $pid) exited"; return 1; }
+    done
     [ $SECONDS -lt $deadline ] || return 1
     sleep 0.2
   done
@@ -58,9 +62,9 @@ local_slurm_start() {
   # socket's path (/tmp is one), hence --force.
   mungekey --create --keyfile="$d/key/munge.key" --bits=1024 || return 1
   munged --force --key-file="$d/key/munge.key" --socket="$d/munge/munge.sock" --pid-file="$d/munge/munged.pid" \
-         --seed-file="$d/munge/munged.seed" --log-file="$d/log/munged.log" --foreground &
+         --seed-file="$d/munge/munged.seed" --log-file="$d/log/munged.log" --foreground >>"$d/log/munged.stdout.log" 2>&1 &
   LOCAL_SLURM_PIDS+=($!)
-  local_slurm_wait_for "[ -S '$d/munge/munge.sock' ]" 10 || { echo "local_slurm: munged did not start"; local_slurm_logs; return 1; }
+  local_slurm_wait_for "[ -S '$d/munge/munge.sock' ]" 10 || { echo "local_slurm: munged did not start"; return 1; }
 
   # The node as slurmd sees this host: its real CPUs and memory.
   local node host ctl_port d_port
@@ -111,7 +115,6 @@ CONF
   LOCAL_SLURM_PIDS+=($!)
   if ! local_slurm_wait_for "sinfo -h -o %T | grep -qE '^(idle|mixed|allocated)'" 60; then
     echo "local_slurm: the node did not come up (sinfo: $(sinfo -h 2>&1))"
-    local_slurm_logs
     return 1
   fi
 }

@@ -6,8 +6,8 @@
 #   test_slurm_shards.sh KBV FAKE_WORKER
 # Fails (with the daemons' logs) when Slurm cannot be started; KBV_SKIP_SLURM=1 skips it (exit 77).
 set -euo pipefail
-KBV="$1"
-FAKE_WORKER="$2"
+KBV="$(realpath "$1")"
+FAKE_WORKER="$(realpath "$2")"
 SHARDS=2
 WAIT_SECONDS=150
 
@@ -62,7 +62,7 @@ run_args=(--problems "$T/suite" --runs "$T/runs" --device cpu --protocol standar
 # The reference: one process, one DB.
 KBV_CACHE="$T/cache-single" "$KBV" run "${run_args[@]}" --db "$T/single.db" || fail "single kbv run failed"
 
-local_slurm_start "$T/slurm" || fail "could not start a local Slurm (logs above)"
+local_slurm_start "$T/slurm" || fail "could not start a local Slurm (its logs below)"
 echo "slurm test: Slurm up after $((SECONDS - start_time)) s"
 
 # KBV_WORKER and KBV_CACHE reach the jobs through sbatch --export=ALL (kbv slurm passes it).

@@ -309,9 +309,12 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
       request_stop(kStopStoreFailed);
     }
   };
-  // A verdict that ends as `crashed` after a stop was requested is the stop's doing (the worker
-  // was killed): not a verdict, the re-run evaluates it.
-  auto cancelled = [](const Verdict& v) { return g_stop && v.outcome == Outcome::crashed; };
+  // A verdict that ends as `crashed` or `internal_error` (a judge that ended without a verdict)
+  // after a stop was requested is the stop's doing (the worker was killed): not a verdict, the
+  // re-run evaluates it (as it would any internal_error).
+  auto cancelled = [](const Verdict& v) {
+    return g_stop && (v.outcome == Outcome::crashed || v.outcome == Outcome::internal_error);
+  };
 
   // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
   // for every protocol of that candidate; the rest go on to evaluation with a warm cache.

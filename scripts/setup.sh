@@ -13,8 +13,11 @@ TORCH_VERSION="2.11.0"   # the GPU machine's torch: one code base builds in both
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 
 # 1. Debian packages for the C++ side.
+# slurmctld, slurmd, slurm-client, munge and sqlite3: the Slurm test (tests/slurm/) starts its own
+# single-node Slurm and compares DBs with the sqlite3 shell.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
-          libsqlite3-dev libssl-dev libcurl4-openssl-dev chromium)
+          libsqlite3-dev libssl-dev libcurl4-openssl-dev chromium
+          slurmctld slurmd slurm-client munge sqlite3)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

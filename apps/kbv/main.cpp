@@ -22,6 +22,9 @@
 #include "orchestrate/host.hpp"
 #include "orchestrate/option_checks.hpp"
 #include "orchestrate/run_command.hpp"
+#include "orchestrate/merge_command.hpp"
+#include "orchestrate/shard.hpp"
+#include "orchestrate/slurm_command.hpp"
 #include "report/report_command.hpp"
 #include "report/verdict_text.hpp"
 #include "scan/check_command.hpp"
@@ -182,6 +185,9 @@ int main(int argc, char** argv) {
   rn->add_option("--ids", run_ids, "Only these problem ids, e.g. 1,2,19")->delimiter(',');
   std::vector<std::string> run_names;
   rn->add_option("--run", run_names, "Only these runs (runs/<run> folder names); repeat or comma-separate")->delimiter(',');
+  std::string run_shard;
+  rn->add_option("--shard", run_shard,
+                 "I/N: only shard I of N (0 <= I < N), a stable partition by candidate (docs/scale.md); one --db per shard");
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")
@@ -195,6 +201,27 @@ int main(int argc, char** argv) {
   rn->add_option("--sandbox-memory", runopt.sandbox_memory_gib, "GiB of host memory each candidate's sandbox may use (0: no limit)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   rn->add_flag("--quiet", runopt.quiet, "No progress output");
+
+  kbv::MergeOptions merge;
+  auto* mg = app.add_subcommand("merge", "Merge results DBs (e.g. kbv run --shard DBs) into OUT by natural key; idempotent (docs/scale.md)");
+  mg->add_option("out", merge.out_db, "The merged DB (created when missing)")->required();
+  mg->add_option("inputs", merge.inputs, "DBs to merge in (read only, never written)")->required();
+  mg->add_flag("--quiet", merge.quiet, "Print only conflicts");
+
+  kbv::SlurmOptions slurm;
+  auto* sl = app.add_subcommand("slurm", "Write and submit a Slurm job array of kbv run --shard I/N and a dependent kbv merge "
+                                         "(kbv slurm --shards N --db OUT -- <kbv run arguments>)");
+  sl->add_option("--shards", slurm.shards, "Shards: array tasks 0..N-1, one DB each")->required();
+  sl->add_option("--db", slurm.db, "The merged DB the merge job writes")->required();
+  sl->add_option("--work-dir", slurm.work_dir, "Scripts, shard DBs and logs (default <db>.slurm)");
+  sl->add_option("--partition", slurm.partition, "sbatch --partition");
+  sl->add_option("--time", slurm.time_limit, "sbatch --time for each job");
+  sl->add_option("--gpus-per-shard", slurm.gpus_per_shard, "sbatch --gres=gpu:N for each shard (kbv run uses what Slurm makes visible)");
+  sl->add_option("--cpus-per-shard", slurm.cpus_per_shard, "sbatch --cpus-per-task for each shard (parallel builds)");
+  sl->add_option("--sbatch-option", slurm.sbatch_options, "One more #SBATCH line for the shards, e.g. --sbatch-option=--account=x");
+  sl->add_flag("--dry-run", slurm.dry_run, "Print the scripts and the sbatch commands; submit nothing");
+  sl->add_option("run-args", slurm.run_args, "After --: the kbv run arguments (--problems, --runs, --protocol...), without --db")
+      ->required();
 
   kbv::AuditOptions audit;
   auto* au = app.add_subcommand("audit", "Check problems alone: finite reference, some distribution discriminates (not degenerate)");
@@ -284,8 +311,11 @@ int main(int argc, char** argv) {
       runopt.filter.level = run_level;
       runopt.filter.problem_ids.insert(run_ids.begin(), run_ids.end());
       runopt.filter.runs.insert(run_names.begin(), run_names.end());
+      if (!run_shard.empty()) runopt.filter.shard = kbv::parse_shard(run_shard);
       return kbv::run_command(runopt, args, std::cout);
     }
+    if (*mg) return kbv::run_merge_command(merge, std::cout);
+    if (*sl) return kbv::run_slurm_command(slurm, std::cout);
     if (*c) {
       if (!check.json.empty()) kbv::check_output_writable("--json", check.json);
       return kbv::scan::run_check_command(check, std::cout);

@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+
+#include "orchestrate/visible_devices.hpp"
 
 namespace fs = std::filesystem;
 
@@ -14,8 +17,9 @@ std::string default_cache_dir() {
 }
 
 std::vector<std::string> detect_devices() {
-  std::vector<std::string> devices;
-  for (int i = 0; i < 64 && fs::exists("/dev/nvidia" + std::to_string(i)); ++i) devices.push_back("cuda:" + std::to_string(i));
+  std::optional<std::string> visible;
+  if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES")) visible = env;
+  std::vector<std::string> devices = visible_cuda_devices(visible, gpu_inventory());
   if (devices.empty()) devices.push_back("cpu");
   return devices;
 }

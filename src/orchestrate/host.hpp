@@ -1,6 +1,6 @@
 #pragma once
 // What kbv's CLI needs to know about the host without LibTorch: where its caches go and which
-// GPUs there are (device files, not CUDA: the CLI never initialises a device).
+// GPUs there are (NVML and device files, not CUDA: the CLI never initialises a device).
 #include <string>
 #include <vector>
 
@@ -9,7 +9,8 @@ namespace kbv {
 // $KBV_CACHE, else ~/.cache/kbv, else a folder under the temp dir. Builds go to <cache>/builds.
 std::string default_cache_dir();
 
-// "cuda:0", "cuda:1"... for each /dev/nvidiaN; {"cpu"} when there is none.
+// "cuda:0", "cuda:1"... for each GPU CUDA would show this process (CUDA_VISIBLE_DEVICES
+// respected, logical indices: visible_devices.hpp); {"cpu"} when there is none.
 std::vector<std::string> detect_devices();
 
 // "cuda:0" when a GPU is present, else "cpu".

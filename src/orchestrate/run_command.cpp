@@ -239,6 +239,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                     {"time_budget", o.time_budget},
                     {"compile_timeout", o.compile_timeout},
                     {"run_timeout", o.run_timeout}};
+  // Provenance of a shard's DB once merged (kbv merge): which part of the work this run was.
+  if (o.filter.shard) record.options["shard"] = o.filter.shard->text();
   const std::int64_t run_id = store.begin_run(record);
   RunRecordCloser closer(store, run_id);
 
@@ -250,6 +252,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   const std::size_t already = plan.jobs.size() - todo.size();
   std::size_t again = 0;
   for (const auto& j : todo) again += j.stored.has_value();
+  if (!o.quiet && o.filter.shard)
+    out << fmt::format("kbv run: shard {}: the candidates whose key hashes to it (docs/scale.md)\n", o.filter.shard->text());
   if (!o.quiet)
     out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate{}, {} already in {}\n", scan.matched.size(),
                        o.protocols.size(), todo.size(),
@@ -305,9 +309,12 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
       request_stop(kStopStoreFailed);
     }
   };
-  // A verdict that ends as `crashed` after a stop was requested is the stop's doing (the worker
-  // was killed): not a verdict, the re-run evaluates it.
-  auto cancelled = [](const Verdict& v) { return g_stop && v.outcome == Outcome::crashed; };
+  // A verdict that ends as `crashed` or `internal_error` (a judge that ended without a verdict)
+  // after a stop was requested is the stop's doing (the worker was killed): not a verdict, the
+  // re-run evaluates it (as it would any internal_error).
+  auto cancelled = [](const Verdict& v) {
+    return g_stop && (v.outcome == Outcome::crashed || v.outcome == Outcome::internal_error);
+  };
 
   // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
   // for every protocol of that candidate; the rest go on to evaluation with a warm cache.

@@ -54,6 +54,7 @@ bool RunFilter::accepts(const CandidateFile& c) const {
   if (level && c.level != *level) return false;
   if (!problem_ids.empty() && !problem_ids.count(c.problem_id)) return false;
   if (!runs.empty() && !runs.count(c.run)) return false;
+  if (shard && !shard->holds(c)) return false;
   return true;
 }
 

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrate/shard.hpp"
+
 namespace kbv {
 
 struct ProblemFile {
@@ -40,11 +42,12 @@ struct DuplicateProblem {
   std::vector<std::string> paths;  // sorted
 };
 
-// Which part of the runs to take (kbv run --level/--ids/--run); empty parts take everything.
+// Which part of the runs to take (kbv run --level/--ids/--run/--shard); empty parts take everything.
 struct RunFilter {
   std::optional<int> level;
   std::set<int> problem_ids;
   std::set<std::string> runs;
+  std::optional<Shard> shard;  // only the candidates of this shard (shard.hpp)
   bool accepts(const CandidateFile& c) const;
 };
 

@@ -18,6 +18,8 @@ std::string file_uri(const std::string& path) {
 
 }  // namespace
 
+std::string sqlite_file_uri(const std::string& path) { return file_uri(path); }
+
 bool store_error_is_transient(const StoreError& e) {
   switch (e.sqlite_code & 0xff) {  // the primary code
     case SQLITE_BUSY:
@@ -33,12 +35,14 @@ bool store_error_is_transient(const StoreError& e) {
 }
 
 SqliteDb::SqliteDb(const std::string& path, Mode mode, int busy_timeout_ms) : path_(path) {
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  std::string name = path;
-  if (mode == Mode::read_only) flags = SQLITE_OPEN_READONLY;
+  // Always a file: URI (the path percent-encoded, so it means the same file), so that ATTACH on
+  // this connection can take URI parameters too (kbv merge attaches its inputs with mode=ro).
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI;
+  std::string name = file_uri(path);
+  if (mode == Mode::read_only) flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
   if (mode == Mode::immutable) {
     flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-    name = file_uri(path) + "?immutable=1";
+    name += "?immutable=1";
   }
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {

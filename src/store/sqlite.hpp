@@ -25,6 +25,10 @@ struct StoreError : std::runtime_error {
 // fail again the same way.
 bool store_error_is_transient(const StoreError& e);
 
+// A file: URI naming `path` (its '?', '#' and '%' percent-encoded), to which URI parameters
+// such as "?mode=ro" can be appended. SqliteDb connections accept URIs, in ATTACH too.
+std::string sqlite_file_uri(const std::string& path);
+
 class SqliteStatement;
 
 class SqliteDb {

@@ -11,7 +11,8 @@
 //   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
 //   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
 // FAKE_WORKER_LOG, when set, gets one line per invocation: "probe", "build <candidate>" or
-// "eval <candidate> <protocol>".
+// "eval <candidate> <protocol>". FAKE_WORKER_DEVICE_LOG, when set, gets one line per evaluation:
+// "<job's device> <CUDA_VISIBLE_DEVICES as the worker sees it, - unset> <candidate> <protocol>".
 #include <unistd.h>
 
 #include <chrono>
@@ -45,8 +46,8 @@ void send(const nlohmann::json& message) {
 
 void stage(const std::string& name) { send({{"event", "stage"}, {"stage", name}}); }
 
-void log_line(const std::string& line) {
-  if (const char* path = std::getenv("FAKE_WORKER_LOG")) std::ofstream(path, std::ios::app) << line << "\n";
+void log_line(const std::string& line, const char* log = "FAKE_WORKER_LOG") {
+  if (const char* path = std::getenv(log)) std::ofstream(path, std::ios::app) << line << "\n";
 }
 
 std::map<std::string, std::string> directives(const std::string& candidate_path) {
@@ -107,6 +108,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   log_line("eval " + job.candidate_path + " " + job.protocol);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  log_line(job.device + " " + (visible ? (*visible ? visible : "(empty)") : "-") + " " + job.candidate_path + " " + job.protocol,
+           "FAKE_WORKER_DEVICE_LOG");
   stage("build");
   stage("correctness");
   if (d.count("print_kb")) {

@@ -26,6 +26,7 @@ std::string_view distribution_kind_name(DistributionKind k) {
     case DistributionKind::scaled: return "scaled";
     case DistributionKind::normal: return "normal";
     case DistributionKind::heavy_tail: return "heavy_tail";
+    case DistributionKind::sparse_spike: return "sparse_spike";
     case DistributionKind::zeros_ties: return "zeros_ties";
     case DistributionKind::reinit_params: return "reinit_params";
   }
@@ -82,13 +83,15 @@ std::vector<DistributionSpec> Protocol::distributions(std::uint64_t secret) cons
   out.push_back({"heavy_tail", DistributionKind::heavy_tail, 1.0, mix(secret + 2)});
   out.push_back({"zeros_ties", DistributionKind::zeros_ties, 1.0, mix(secret + 3)});
   out.push_back({"reinit_params", DistributionKind::reinit_params, 1.0, mix(secret + 4)});
+  out.push_back({"sparse_spike", DistributionKind::sparse_spike, 1.0, mix(secret + 5)});
   return out;
 }
 
 const Protocol& protocol_by_name(std::string_view name) {
   static const Protocol kStandard{"standard", 1, BaselineKind::eager_tf32_off, false, false, false, false};
-  static const Protocol kVerified{"verified", 1, BaselineKind::eager_tf32_on, false, false, false, true};
-  static const Protocol kStrict{"strict", 1, BaselineKind::eager_tf32_on, true, true, true, true};
+  // Version 2 of verified and strict: the numerics model; strict also draws sparse_spike.
+  static const Protocol kVerified{"verified", 2, BaselineKind::eager_tf32_on, false, false, false, true, true};
+  static const Protocol kStrict{"strict", 2, BaselineKind::eager_tf32_on, true, true, true, true, true};
   if (name == "standard") return kStandard;
   if (name == "verified") return kVerified;
   if (name == "strict") return kStrict;

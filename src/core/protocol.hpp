@@ -19,6 +19,7 @@ enum class DistributionKind {
   normal,           // fresh N(0,1), mixed sign, float tensors only
   heavy_tail,       // fresh Student-t(2)-like draws with rare large outliers
   zeros_ties,       // fresh values on a coarse grid: many exact zeros and ties
+  sparse_spike,     // fresh N(0, 0.01^2) with 16 spikes of 100..200: a kernel that samples or skips terms misses them
   reinit_params,    // scaled x1 inputs, but parameters re-initialised (non-zero biases, non-unit norms)
 };
 std::string_view distribution_kind_name(DistributionKind k);
@@ -47,6 +48,8 @@ struct Protocol {
   bool nan_pattern_must_match = false;
   bool integrity_checks = false;  // strict's runtime checks (see docs/protocols.md)
   bool measure_memory = false;
+  // A tolerance failure is judged again against a float64 truth (docs/protocols.md, "Numerics").
+  bool numerics_model = false;
 
   Tolerance tolerance(Precision p) const;
   // The correctness distributions, in run order. `secret` seeds strict's draws.

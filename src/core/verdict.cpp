@@ -35,9 +35,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExtensionBuild, requested_name, 
                                                 build_dir, seconds, cuda)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BuildResult, seconds, build_dir, log_path, log_tail,
                                                 extensions)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DistributionResult, name, kind, status, reason,
-                                                max_abs_err, max_rel_err, mismatched, numel,
-                                                trivial_pass)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NumericsCheck, factor, candidate_max_abs_err, eager_max_abs_err,
+                                                candidate_rms_err, eager_rms_err, within, note)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorrectnessResult, atol, rtol, distributions,
                                                 skipped)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeriesStats, name, samples, median_ms, q1_ms, q3_ms,
@@ -79,6 +78,26 @@ void get_field(const nlohmann::json& j, const char* key, T& value) {
 }
 
 }  // namespace
+
+void to_json(nlohmann::json& j, const DistributionResult& d) {
+  j = nlohmann::json{{"name", d.name},       {"kind", d.kind},           {"status", d.status},
+                     {"reason", d.reason},   {"max_abs_err", d.max_abs_err}, {"max_rel_err", d.max_rel_err},
+                     {"mismatched", d.mismatched}, {"numel", d.numel}, {"trivial_pass", d.trivial_pass}};
+  put_optional(j, "numerics", d.numerics);
+}
+
+void from_json(const nlohmann::json& j, DistributionResult& d) {
+  get_field(j, "name", d.name);
+  get_field(j, "kind", d.kind);
+  get_field(j, "status", d.status);
+  get_field(j, "reason", d.reason);
+  get_field(j, "max_abs_err", d.max_abs_err);
+  get_field(j, "max_rel_err", d.max_rel_err);
+  get_field(j, "mismatched", d.mismatched);
+  get_field(j, "numel", d.numel);
+  get_field(j, "trivial_pass", d.trivial_pass);
+  get_optional(j, "numerics", d.numerics);
+}
 
 nlohmann::json device_to_json(const DeviceInfo& d) { return d; }
 DeviceInfo device_from_json(const nlohmann::json& j) { return j.get<DeviceInfo>(); }

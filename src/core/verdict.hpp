@@ -72,6 +72,19 @@ struct BuildResult {
 
 enum class DistributionStatus { pass, fail, skipped };
 
+// The numerics check (docs/protocols.md, "Numerics"): computed where the tolerance check fails.
+// Errors are against a float64 run of Model on the same inputs (the truth); the candidate passes
+// when its error is within `factor` times eager PyTorch's own, in the max norm and in RMS.
+struct NumericsCheck {
+  double factor = 0;
+  double candidate_max_abs_err = 0;
+  double eager_max_abs_err = 0;
+  double candidate_rms_err = 0;
+  double eager_rms_err = 0;
+  bool within = false;
+  std::string note;  // why it could not be computed, when it could not
+};
+
 struct DistributionResult {
   std::string name;
   std::string kind;
@@ -84,6 +97,7 @@ struct DistributionResult {
   // A trivial output that also passes here ("zeros", "constant", "input"); empty when the
   // distribution discriminates. Every distribution trivial = a degenerate problem.
   std::string trivial_pass;
+  std::optional<NumericsCheck> numerics;  // present where the tolerance check failed
 };
 
 struct CorrectnessResult {
@@ -206,6 +220,8 @@ struct Verdict {
 
 void to_json(nlohmann::json& j, const Outcome& o);
 void from_json(const nlohmann::json& j, Outcome& o);
+void to_json(nlohmann::json& j, const DistributionResult& d);
+void from_json(const nlohmann::json& j, DistributionResult& d);
 void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
 

@@ -89,6 +89,16 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
   plan.tmp_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
   for (const auto& w : spec.writable)
     if (under(w, "/tmp")) plan.under_tmp.push_back(w);
+  // What it must read under /tmp (a candidate kept there) comes back too, read-only as all but
+  // the writable folders; /tmp itself never does.
+  for (const auto& r : spec.must_read) {
+    const std::string path = fs::path(r).lexically_normal().string();
+    if (under(path, "/tmp") && std::find(plan.under_tmp.begin(), plan.under_tmp.end(), path) == plan.under_tmp.end())
+      plan.under_tmp.push_back(path);
+  }
+  // Outer folders first, so a folder bound later inside one stays on top of it.
+  std::stable_sort(plan.under_tmp.begin(), plan.under_tmp.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
   std::vector<std::string> needed = spec.must_read;
   needed.push_back(spec.program);
   needed.insert(needed.end(), spec.writable.begin(), spec.writable.end());

@@ -22,7 +22,7 @@ struct MountPlan {
   };
   std::vector<Shadow> shadows;
   std::vector<std::string> writable;    // from the spec
-  std::vector<std::string> under_tmp;   // the writable folders that lie under /tmp, bound back in
+  std::vector<std::string> under_tmp;   // writable folders and must-read paths under /tmp, bound back in
   std::string tmp_options;              // for the private /tmp
 };
 

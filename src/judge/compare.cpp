@@ -135,6 +135,7 @@ std::string compare_one(std::size_t i, const at::Tensor& ref, const at::Tensor& 
   out.max_rel_err = std::max(out.max_rel_err, st.max_rel);
   out.mismatched += st.tol_failures + st.pattern_failures;
   if (st.tol_failures + st.pattern_failures == 0) return {};
+  if (st.pattern_failures > 0) out.tolerance_only = false;
 
   std::ostringstream s;
   s << prefix;
@@ -169,6 +170,7 @@ OutputComparison compare_outputs(const std::vector<at::Tensor>& reference, const
   OutputComparison out;
   if (candidate.size() != reference.size()) {
     out.ok = false;
+    out.tolerance_only = false;
     out.reason = "returned " + std::to_string(candidate.size()) + " outputs, expected " +
                  std::to_string(reference.size());
     return out;
@@ -176,13 +178,16 @@ OutputComparison compare_outputs(const std::vector<at::Tensor>& reference, const
   at::NoGradGuard no_grad;
   for (std::size_t i = 0; i < reference.size(); ++i) {
     std::string reason;
+    const std::int64_t compared_before = out.numel;
     try {
       reason = compare_one(i, reference[i], candidate[i], tol, nan_pattern_must_match, out);
     } catch (const c10::Error& e) {
       // Whatever the candidate returned, its failure is a verdict, not an exception.
       reason = "output " + std::to_string(i) + ": could not be compared: " + e.what_without_backtrace();
+      out.tolerance_only = false;
     }
     if (reason.empty()) continue;
+    if (out.numel == compared_before) out.tolerance_only = false;  // failed on structure, before any element
     if (out.ok) {
       out.ok = false;
       out.reason = std::move(reason);

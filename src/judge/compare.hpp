@@ -18,6 +18,9 @@ struct OutputComparison {
   double max_rel_err = 0;    // max |c - r| / max(|r|, atol) over the same elements
   std::int64_t mismatched = 0;  // failing elements, all outputs (tolerance and NaN/Inf pattern)
   std::int64_t numel = 0;       // elements compared, summed over outputs (complex: 2 each)
+  // Every failure is a finite element outside the tolerance: no structural difference, no
+  // NaN/Inf where the reference differs. Only such a failure may be a matter of numerics.
+  bool tolerance_only = true;
 };
 
 // Compares `candidate` with `reference`, output by output. Never throws for anything the

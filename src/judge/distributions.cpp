@@ -68,6 +68,24 @@ at::Tensor draw_zeros_ties(const at::Tensor& drawn, at::Generator& gen) {
   return like_drawn(drawn, values.masked_fill_(zero, 0.0));
 }
 
+// N(0, 0.01^2) -- what verified's x0.01 draw looks like -- with 16 spikes of magnitude 100..200
+// (random signs, random places) that carry most of the signal: a kernel that samples its terms,
+// reads a subset or specialises on a probe of typical values misses them and is far off.
+at::Tensor draw_sparse_spike(const at::Tensor& drawn, at::Generator& gen) {
+  at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
+  at::Tensor values = at::randn(drawn.sizes(), gen, work).mul_(0.01).view(-1);
+  const std::int64_t n = values.numel();
+  if (n > 0) {
+    constexpr std::int64_t kSpikes = 16;
+    at::Tensor where = at::randint(0, n, {std::min(kSpikes, n)}, gen, drawn.options().dtype(at::kLong));
+    at::Tensor magnitude = at::rand({where.numel()}, gen, work) * 100.0 + 100.0;
+    at::Tensor sign = at::randint(0, 2, {where.numel()}, gen, work) * 2.0 - 1.0;
+    double limit = finite_limit(drawn.scalar_type());
+    values.index_put_({where}, (magnitude * sign).clamp_(-limit, limit));
+  }
+  return like_drawn(drawn, values.view(drawn.sizes()));
+}
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -121,6 +139,7 @@ at::Tensor distribution_tensor(const at::Tensor& drawn, const DistributionSpec& 
     case DistributionKind::normal: out = draw_normal(drawn, gen); break;
     case DistributionKind::heavy_tail: out = draw_heavy_tail(drawn, gen); break;
     case DistributionKind::zeros_ties: out = draw_zeros_ties(drawn, gen); break;
+    case DistributionKind::sparse_spike: out = draw_sparse_spike(drawn, gen); break;
     case DistributionKind::seeded_template:
     case DistributionKind::reinit_params: return drawn;
   }

@@ -103,6 +103,9 @@ class Judgement {
   OutputComparison judge_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
                                  const std::vector<at::Tensor>& out, const Tolerance& tol) const;
   void check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out);
+  std::vector<at::Tensor> float64_outputs(const ArgList& inputs);
+  NumericsCheck numerics_against_truth(const ArgList& inputs, const std::vector<at::Tensor>& ref,
+                                       const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out);
   void flag_degenerate(const CorrectnessResult& result);
   Tolerance tolerance() const;
 

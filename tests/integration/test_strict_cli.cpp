@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "kbv_cli.hpp"
@@ -134,6 +135,20 @@ TEST(StrictCli, ResultReuseIsCaughtWithoutTiming) {
   auto r = eval_hack(kRelu, "result_reuse_after_n.py", "strict", {"--no-timing"});
   EXPECT_EQ(r.outcome(), "incorrect") << r.context();
   EXPECT_TRUE(flags_of(r).count("result_reuse")) << r.context();
+}
+
+// Reads half of its 16.7M terms unless a probe sees outliers: dense draws cannot tell, strict's
+// sparse_spike can (a handful of large terms the probe misses and the half-sum drops).
+TEST(StrictCli, AReductionThatSamplesItsTermsFailsOnSparseSpikes) {
+  const std::string mse = testing::example_problem("94_MSELoss.py");
+  auto verified = eval_hack(mse, "sampled_reduction.py", "verified", {"--no-timing"});
+  EXPECT_EQ(verified.outcome(), "correct") << "dense draws cannot tell: else this test shows nothing\n" << verified.context();
+  auto strict = eval_hack(mse, "sampled_reduction.py", "strict", {"--no-timing"});
+  ASSERT_EQ(strict.outcome(), "incorrect") << strict.context();
+  std::map<std::string, std::string> status;
+  for (const auto& d : strict.verdict["correctness"]["distributions"]) status[d["name"]] = d["status"];
+  EXPECT_EQ(status["sparse_spike"], "fail") << strict.context();
+  EXPECT_EQ(status["normal"], "pass") << strict.context();
 }
 
 TEST(StrictCli, PyTorchOnlyRewriteIsReportedNotFailed) {

@@ -176,6 +176,26 @@ TEST(Isolation, ASandboxEndsWhenItsLauncherIsKilled) {
   EXPECT_FALSE(alive) << "the sandbox outlived its killed launcher";
 }
 
+// A candidate kept under /tmp (kbv's API writes one there, users do too) must be readable in the
+// sandbox's own /tmp; the rest of the host's /tmp stays out of sight, and nothing comes back writable.
+TEST(Isolation, WhatItMustReadUnderTmpComesBackReadOnly) {
+  fs::path dir = scratch() / "candidate-dir";
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::all);
+  std::ofstream(dir / "candidate.py") << "print('hello')\n";
+  fs::permissions(dir / "candidate.py", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  std::ofstream(scratch() / "secret.txt") << "host secret\n";
+  auto spec = shell("cat " + (dir / "candidate.py").string() + "; cat " + (scratch() / "secret.txt").string() +
+                    " 2>/dev/null || echo no-secret; echo x > " + (dir / "new.txt").string() + " 2>/dev/null || echo no-write");
+  spec.must_read = {(dir / "candidate.py").string(), dir.string()};
+  SandboxRun r = run(spec);
+  EXPECT_NE(r.out.find("print('hello')"), std::string::npos) << r.out;
+  if (!r.report.mount_namespace) GTEST_SKIP() << "no mount namespace here: /tmp is the host's";
+  EXPECT_NE(r.out.find("no-secret"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no-write"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "new.txt"));
+}
+
 volatile sig_atomic_t g_usr1 = 0;
 
 TEST(Isolation, ItCannotSignalTheLaunchersProcessGroup) {

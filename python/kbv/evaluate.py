@@ -32,6 +32,18 @@ _RUN_TIMEOUT_DEFAULT = 600.0
 _BACKSTOP_MARGIN_SECONDS = 300.0
 
 
+def _staging_root() -> str:
+    """Where source text is written: under kbv's cache folder, as kbv finds it
+    (src/orchestrate/host.cpp), not under /tmp, which the sandbox replaces with one of its own."""
+    cache = os.environ.get("KBV_CACHE") or (os.path.join(os.environ["HOME"], ".cache", "kbv")
+                                            if os.environ.get("HOME") else None)
+    root = os.path.join(cache, "api") if cache else None
+    if root is None:
+        return tempfile.gettempdir()
+    os.makedirs(root, exist_ok=True)
+    return root
+
+
 def _is_source_text(value: Source) -> bool:
     return isinstance(value, str) and "\n" in value
 
@@ -86,9 +98,10 @@ def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",
     verdict as the command line) and returns its verdict as a :class:`Verdict`.
 
     ``problem`` and ``candidate`` are paths, or the Python source itself (any ``str`` holding a
-    newline; an LLM's completion, say). Source text is written to a temporary folder that is
-    removed afterwards; the verdict's ``problem.path``/``candidate.path`` then name files that
-    no longer exist.
+    newline; an LLM's completion, say). Source text is written to a temporary folder under
+    kbv's cache (``$KBV_CACHE/api`` or ``~/.cache/kbv/api``; not ``/tmp``, which the candidate's
+    sandbox replaces with a private one) that is removed afterwards; the verdict's
+    ``problem.path``/``candidate.path`` then name files that no longer exist.
 
     Options map to ``kbv eval``'s (``kbv eval --help``); ``None`` keeps kbv's default:
 
@@ -121,7 +134,7 @@ def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",
             candidate's; ``error.verdict`` has it). Evaluate again; do not score it.
     """
     binary = find_kbv(kbv_path)
-    with tempfile.TemporaryDirectory(prefix="kbv-py-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="kbv-py-", dir=_staging_root()) as tmp:
         folder = Path(tmp)
         # The sandbox reads the candidate (and its folder) under a uid of its own: the candidate
         # gets a folder of its own, readable, inside a folder others may only traverse.

@@ -49,7 +49,7 @@ def test_correct_candidate_file_on_cpu_with_timing():
     assert v.problem.id == 19 and v.problem.name == "ReLU" and v.problem.size == "small"
     assert v.device.kind == "cpu"
     assert v.custom_kernel and v.build.extensions and v.build.extensions[0].requested_name == "my_ext"
-    assert v.correctness.distributions and all(d.passed for d in v.correctness.distributions)
+    assert not v.correctness.failed and any(d.passed for d in v.correctness.distributions)
     assert v.timing.clock == "cpu_steady_clock"
     assert isinstance(v.speedup, float) and v.speedup > 0
     assert v.speedup == v.timing.primary.median

@@ -34,6 +34,8 @@ if ! "$KBV_VENV/bin/python" -c "import torch, sys; sys.exit(0 if torch.__version
   "$KBV_VENV/bin/pip" install -q --upgrade pip
   "$KBV_VENV/bin/pip" install -q "torch==$TORCH_VERSION" numpy ninja
 fi
+# pytest runs the Python package's tests (tests/python).
+"$KBV_VENV/bin/python" -c "import pytest" 2>/dev/null || "$KBV_VENV/bin/pip" install -q pytest
 # load_inline runs ninja from the candidate's process; make it findable.
 export PATH="$KBV_VENV/bin:$PATH"
 

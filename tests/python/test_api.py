@@ -1,0 +1,181 @@
+"""The Python API (python/kbv) against the real kbv binary, on the CPU.
+
+Run: KBV_BIN=build/bin/kbv python -m pytest tests/python -q (ctest: python.api, label
+integration). Every evaluation is correctness-only or a 1 s time budget at the small size.
+"""
+import importlib.util
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import kbv
+
+ROOT = Path(__file__).resolve().parents[2]
+RELU = ROOT / "examples/problems/level1/19_ReLU.py"
+CANDIDATES = ROOT / "examples/candidates"
+CPU = dict(device="cpu", protocol="strict")
+
+# A correct ReLU as an RL loop would hand it over: source text, not a file.
+RELU_TORCH_SOURCE = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            return torch.relu(x)
+    """)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kbv_binary():
+    try:
+        return kbv.find_kbv()
+    except kbv.KbvNotFoundError as e:
+        pytest.skip(f"no kbv binary: {e}")
+
+
+def test_correct_candidate_file_on_cpu_with_timing():
+    v = kbv.evaluate(RELU, CANDIDATES / "relu_cpp_ext.py", time_budget=1, **CPU)
+    assert v.outcome == kbv.Outcome.CORRECT, v.summary()
+    assert v.correct and v.reason == ""
+    assert v.schema == kbv.SCHEMA and v.protocol == "strict"
+    assert v.problem.id == 19 and v.problem.name == "ReLU" and v.problem.size == "small"
+    assert v.device.kind == "cpu"
+    assert v.custom_kernel and v.build.extensions and v.build.extensions[0].requested_name == "my_ext"
+    assert not v.correctness.failed and any(d.passed for d in v.correctness.distributions)
+    assert v.timing.clock == "cpu_steady_clock"
+    assert isinstance(v.speedup, float) and v.speedup > 0
+    assert v.speedup == v.timing.primary.median
+    assert {s.name for s in v.timing.series} >= {"candidate"}
+    assert v.timing.series[0].samples_ms
+    assert v.integrity_flags == []
+    assert v.raw["outcome"] == "correct" and v.to_dict() == v.raw
+
+
+def test_incorrect_candidate_is_a_verdict_not_an_exception():
+    v = kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", timing=False, **CPU)
+    assert v.outcome == kbv.Outcome.INCORRECT
+    assert not v.correct and v.speedup is None and v.timing is None
+    first = v.correctness.failed[0]
+    assert first.name == "D1_x1" and first.reason and v.reason.startswith("D1_x1")
+    assert first.max_abs_err == pytest.approx(0.1, abs=1e-3)
+    assert first.mismatched > 0 and first.numel > 0
+
+
+def test_candidate_and_problem_as_source_strings():
+    v = kbv.evaluate(RELU.read_text(), RELU_TORCH_SOURCE, timing=False, **CPU)
+    assert v.outcome == kbv.Outcome.CORRECT, v.summary()
+    assert not v.custom_kernel
+    assert "no_custom_kernel" in [f.name for f in v.flags] and v.integrity_flags == []
+    # the temporary files are gone once evaluate returns
+    assert v.candidate.path.endswith("candidate.py") and not Path(v.candidate.path).exists()
+    assert not Path(v.problem.path).exists()
+
+
+def test_evaluate_many_keeps_order_and_isolates_a_crash():
+    pairs = [(RELU, CANDIDATES / "relu_wrong_cpu.py"),
+             (RELU, CANDIDATES / "relu_crash_segfault.py"),
+             (RELU, RELU_TORCH_SOURCE),
+             (RELU, CANDIDATES / "does_not_exist.py")]
+    verdicts = kbv.evaluate_many(pairs, jobs=2, timing=False, **CPU)
+    assert [v.outcome for v in verdicts] == ["incorrect", "crashed", "correct", "internal_error"]
+    assert "signal 11" in verdicts[1].reason or "SIGSEGV" in verdicts[1].reason, verdicts[1].reason
+    # a usage error is the caller's, not the candidate's: a placeholder that carries the error
+    assert isinstance(verdicts[3].error, kbv.KbvUsageError)
+    assert all(v.error is None for v in verdicts[:3])
+
+
+def test_usage_error_raises_with_kbv_output():
+    with pytest.raises(kbv.KbvUsageError) as e:
+        kbv.evaluate(RELU, CANDIDATES / "does_not_exist.py", **CPU)
+    assert e.value.returncode == 2 and "does_not_exist.py" in str(e.value)
+    with pytest.raises(kbv.KbvUsageError) as e:
+        kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", device="cpu", protocol="lenient")
+    assert "lenient" in e.value.output
+
+
+def test_missing_binary_raises(monkeypatch, tmp_path):
+    with pytest.raises(kbv.KbvNotFoundError):
+        kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", kbv_path=tmp_path / "kbv", **CPU)
+    monkeypatch.setenv("KBV_BIN", str(tmp_path / "nowhere" / "kbv"))
+    with pytest.raises(kbv.KbvNotFoundError, match="KBV_BIN"):
+        kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", **CPU)
+    with pytest.raises(kbv.KbvNotFoundError):  # before any work starts
+        kbv.evaluate_many([(RELU, CANDIDATES / "relu_wrong_cpu.py")], **CPU)
+
+
+def test_kbv_bin_may_name_the_folder(monkeypatch, kbv_binary):
+    monkeypatch.setenv("KBV_BIN", str(Path(kbv_binary).parent))
+    assert kbv.find_kbv() == str(Path(kbv_binary).resolve())
+
+
+def _stand_in(tmp_path, body):
+    """A stand-in for kbv (for kbv's own failures, which the real one does not produce on
+    demand): a Python script that receives kbv eval's arguments."""
+    script = tmp_path / "kbv"
+    script.write_text(f"#!{sys.executable}\nimport json, sys\nargs = sys.argv[1:]\n" + textwrap.dedent(body))
+    script.chmod(0o755)
+    return script
+
+
+def test_internal_error_raises_and_is_a_placeholder_in_a_batch(tmp_path):
+    stand_in = _stand_in(tmp_path, """\
+        verdict = {"schema": "kbv.verdict/1", "protocol": "strict", "outcome": "internal_error",
+                   "reason": "kbv-judge killed by signal 9", "stage": "correctness",
+                   "a_field_from_the_future": {"x": 1}}
+        json.dump(verdict, open(args[args.index("--json") + 1], "w"))
+        """)
+    with pytest.raises(kbv.KbvInternalError) as e:
+        kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", kbv_path=stand_in, **CPU)
+    assert e.value.verdict.reason == "kbv-judge killed by signal 9"
+    assert e.value.verdict.raw["a_field_from_the_future"] == {"x": 1}
+    [v] = kbv.evaluate_many([(RELU, CANDIDATES / "relu_wrong_cpu.py")], kbv_path=stand_in, **CPU)
+    assert v.outcome == "internal_error" and isinstance(v.error, kbv.KbvInternalError)
+
+
+def test_no_verdict_raises_with_kbv_output(tmp_path):
+    stand_in = _stand_in(tmp_path, """\
+        print("kbv: cannot start kbv-judge", file=sys.stderr)
+        sys.exit(1)
+        """)
+    with pytest.raises(kbv.KbvNoVerdictError, match="cannot start kbv-judge") as e:
+        kbv.evaluate(RELU, CANDIDATES / "relu_wrong_cpu.py", kbv_path=stand_in, **CPU)
+    assert e.value.returncode == 1
+
+
+def test_verdict_parsing_keeps_unknown_fields_and_tolerates_missing_parts():
+    v = kbv.Verdict.from_dict({"outcome": "correct", "new_top": 1,
+                               "timing": {"primary_baseline": "eager_tf32_on", "new_timing": "x",
+                                          "speedups": [{"baseline": "eager_tf32_off", "median": 1.5},
+                                                       {"baseline": "eager_tf32_on", "median": 1.2}]},
+                               "flags": [{"name": "input_mutated", "evidence": "call 0"},
+                                         {"name": "degenerate", "evidence": ""}]})
+    assert v.correct and v.speedup == 1.2 and v.timing.speedup_vs("eager_tf32_off").median == 1.5
+    assert v.raw["new_top"] == 1 and v.timing.raw["new_timing"] == "x"
+    assert v.correctness is None and v.memory is None and v.memory_ratio is None
+    assert [f.name for f in v.integrity_flags] == ["input_mutated"]
+    with pytest.raises(ValueError):
+        kbv.Verdict.from_dict({"schema": "kbv.verdict/1"})
+
+
+def test_grpo_reward_example_on_cpu(capsys):
+    spec = importlib.util.spec_from_file_location("grpo_reward", ROOT / "examples/python/grpo_reward.py")
+    grpo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grpo)
+    completion = "Here is a faster kernel:\n```python\n" + RELU_TORCH_SOURCE + "```\n"
+    group = [completion, str(CANDIDATES / "relu_wrong_cpu.py")]
+    assert grpo.main([str(RELU), *group, "--device", "cpu", "--no-timing", "--jobs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:4] for line in lines] == [["completion", "0", "reward", "0.300"],
+                                                    ["relu_wrong_cpu.py", "reward", "0.000", "advantage"]]
+    assert grpo.advantages([0.3, 0.0, None]) == [pytest.approx(1, rel=1e-4), pytest.approx(-1, rel=1e-4), None]
+    assert grpo.reward(kbv.Verdict.from_dict({"outcome": "internal_error"})) is None
+    flagged = kbv.Verdict.from_dict({"outcome": "correct", "flags": [{"name": "input_mutated"}]})
+    assert grpo.reward(flagged) == 0.0

@@ -37,8 +37,26 @@ std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std:
 
 // Passes when the candidate matches the fp32 reference, or the TF32 one when there is one;
 // reports the closer of the two.
-OutputComparison Judgement::judge_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
-                                          const std::vector<at::Tensor>& out, const Tolerance& tol) const {
+OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vector<at::Tensor>& ref,
+                                          const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out,
+                                          const Tolerance& tol, std::optional<NumericsCheck>* numerics) {
+  OutputComparison cmp = tolerance_outputs(ref, ref_tf32, out, tol);
+  if (cmp.ok || !cmp.tolerance_only || !protocol_.numerics_model) return cmp;
+  NumericsCheck check = numerics_against_truth(inputs, ref, ref_tf32, out);
+  if (check.within) {
+    cmp.ok = true;
+    cmp.reason.clear();
+  } else if (check.note.empty()) {
+    cmp.reason += "; against a float64 run of Model its max error is " + std::to_string(check.candidate_max_abs_err) +
+                  ", eager PyTorch's " + std::to_string(check.eager_max_abs_err) + " (more than " +
+                  std::to_string(static_cast<int>(check.factor)) + "x)";
+  }
+  if (numerics) *numerics = check;
+  return cmp;
+}
+
+OutputComparison Judgement::tolerance_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                              const std::vector<at::Tensor>& out, const Tolerance& tol) const {
   auto cmp = compare_outputs(ref, out, tol, protocol_.nan_pattern_must_match);
   if (cmp.ok || ref_tf32.empty()) return cmp;
   auto cmp_tf32 = compare_outputs(ref_tf32, out, tol, protocol_.nan_pattern_must_match);
@@ -164,18 +182,7 @@ void Judgement::check_correctness() {
         d.reason = "the reference output has NaN/Inf on this distribution";
       }
       if (!skip) {
-        auto cmp = judge_outputs(ref, ref_tf32, out.snapshot, tol);
-        if (!cmp.ok && cmp.tolerance_only && protocol_.numerics_model) {
-          d.numerics = numerics_against_truth(inputs, ref, ref_tf32, out.snapshot);
-          if (d.numerics->within) {
-            cmp.ok = true;
-            cmp.reason.clear();
-          } else if (d.numerics->note.empty()) {
-            cmp.reason += "; against a float64 run of Model its max error is " + std::to_string(d.numerics->candidate_max_abs_err) +
-                          ", eager PyTorch's " + std::to_string(d.numerics->eager_max_abs_err) + " (more than " +
-                          std::to_string(static_cast<int>(d.numerics->factor)) + "x)";
-          }
-        }
+        auto cmp = judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
         d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
         d.reason = cmp.reason;
         d.max_abs_err = cmp.max_abs_err;

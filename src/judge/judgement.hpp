@@ -100,8 +100,13 @@ class Judgement {
   // correctness_phase.cpp
   void check_correctness();
   std::vector<at::Tensor> reference_outputs(const ArgList& inputs, std::vector<at::Tensor>* tf32_out);
-  OutputComparison judge_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
-                                 const std::vector<at::Tensor>& out, const Tolerance& tol) const;
+  // The protocol's whole rule for one call's outputs on `inputs`: the tolerance against the fp32
+  // (or TF32) reference, then, where the protocol has it, the numerics model (`numerics` gets it).
+  OutputComparison judge_outputs(const ArgList& inputs, const std::vector<at::Tensor>& ref,
+                                 const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out,
+                                 const Tolerance& tol, std::optional<NumericsCheck>* numerics = nullptr);
+  OutputComparison tolerance_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                     const std::vector<at::Tensor>& out, const Tolerance& tol) const;
   void check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out);
   std::vector<at::Tensor> float64_outputs(const ArgList& inputs);
   NumericsCheck numerics_against_truth(const ArgList& inputs, const std::vector<at::Tensor>& ref,

@@ -321,7 +321,7 @@ void Judgement::measure_time() {
       const auto& ref = round_samples[reference_index].outputs;
       std::vector<at::Tensor> ref_tf32;
       if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
-      auto cmp = judge_outputs(ref, ref_tf32, round_samples[0].outputs, tol);
+      auto cmp = judge_outputs(fresh, ref, ref_tf32, round_samples[0].outputs, tol);
       if (!cmp.ok) {
         if (strict()) flag(FlagName::result_reuse, "timed call " + std::to_string(round) + " (fresh inputs): " + cmp.reason);
         throw Ending{Outcome::incorrect, "a timed call's output is not the reference of its own inputs (round " +
@@ -397,7 +397,7 @@ void Judgement::check_untimed_calls() {
     CallOutputs out = call_candidate(kSlot, "untimed call " + std::to_string(call));
     std::vector<at::Tensor> ref_tf32;
     auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
-    auto cmp = judge_outputs(ref, ref_tf32, out.snapshot, tol);
+    auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
       flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh inputs: " + cmp.reason);
       return;

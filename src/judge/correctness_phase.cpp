@@ -35,8 +35,6 @@ std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std:
   return ref;
 }
 
-// Passes when the candidate matches the fp32 reference, or the TF32 one when there is one;
-// reports the closer of the two.
 OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vector<at::Tensor>& ref,
                                           const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out,
                                           const Tolerance& tol, std::optional<NumericsCheck>* numerics) {
@@ -55,6 +53,8 @@ OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vect
   return cmp;
 }
 
+// Passes when the candidate matches the fp32 reference, or the TF32 one when there is one;
+// reports the closer of the two.
 OutputComparison Judgement::tolerance_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
                                               const std::vector<at::Tensor>& out, const Tolerance& tol) const {
   auto cmp = compare_outputs(ref, out, tol, protocol_.nan_pattern_must_match);

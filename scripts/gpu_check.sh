@@ -160,6 +160,22 @@ if [[ " $STEPS " == *" split "* ]]; then
   grep -c kbv-secret-marker-gpu "$S/attacks.db" 2>/dev/null | sed 's/^/secret occurrences in the attacks DB: /'
 fi
 
+# The numerics model on real GPU kernels (examples/numerics): honest kernels that only sum in
+# another order must be correct under every protocol; the one that drops terms must not.
+if [[ " $STEPS " == *" numerics "* ]]; then
+  echo "== numerics (standard, verified, strict)"
+  N="$OUT/numerics"; mkdir -p "$N/suite/level1" "$N/runs/numerics"
+  cp examples/numerics/[0-9]*.py "$N/suite/level1/"
+  put() { cp "examples/numerics/$1.py" "$N/runs/numerics/level_1_problem_$2_sample_$3_kernel.py"; echo "$2 $3 $1" >> "$N/samples.txt"; }
+  put matmul_large_k_splitk 6 0; put matmul_large_k_drops_tail 6 1
+  put matmul_transposed_a_tiled 16 0; put masked_cumsum_block_scan 93 0
+  start=$(date +%s)
+  "$BUILD/bin/kbv" run --problems "$N/suite" --runs "$N/runs" --db "$N/numerics.db" --protocol standard,verified,strict \
+    --time-budget 0.5 --run-timeout 300 --jobs 16 --build-dir /tmp/kbv-builds >"$N/run.log" 2>&1
+  echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$N/run.log" | tail -4; cat "$N/samples.txt"
+  "$PY" scripts/summarize_numerics.py "$N/numerics.db" | tee "$OUT/numerics_summary.md"
+fi
+
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it
 # stays on a warm machine between calls and a cut-short run resumes).
 if [[ " $STEPS " == *" demo "* ]]; then

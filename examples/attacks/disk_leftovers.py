@@ -10,8 +10,10 @@ candidates' builds and the results DB fail: other candidates blamed (compile_err
 Correct ReLU.
 Verdict kbv gave: correct; 1.2 GiB left under /tmp/kbv-sandbox-*/ after kbv exited. WORKED.
 
-Found by the red team of the judge/sandbox split (2026-12-01). Fixed: the sandbox's private tmp folder is removed when its evaluation ends. kbv must conclude:
-nothing of it is left on disk.
+Found by the red team of the judge/sandbox split (2026-12-01). Fixed: the sandbox's private tmp folder is removed when its evaluation ends. Then (2026-12-01) kbv-judge
+died of SIGSEGV removing it: std::filesystem::remove_all resolved to libtorch's broken copy.
+Fixed: kbv removes such trees itself (isolation/remove_tree, no link followed). kbv must conclude:
+correct, and nothing of it is left on disk.
 """
 import os
 
@@ -24,7 +26,21 @@ for i in range(3):
     with open(os.path.join(tmp, f"leftover_{i}.bin"), "wb") as f:
         for _ in range(25):
             f.write(chunk)
-print(f"ATTACK disk_leftovers: wrote 3 x 400 MiB under {tmp}", flush=True)
+# What a plain recursive removal stumbles on: a deep nest, a folder locked with chmod 000, a link
+# to a folder outside (removing it must not follow it).
+deep = os.path.join(tmp, "leftover_nest")
+for _ in range(120):
+    deep = os.path.join(deep, "d")
+os.makedirs(deep)
+with open(os.path.join(deep, "leftover_deep.bin"), "wb") as f:
+    f.write(chunk)
+locked = os.path.join(tmp, "leftover_locked")
+os.makedirs(locked)
+with open(os.path.join(locked, "leftover_inside.bin"), "wb") as f:
+    f.write(chunk)
+os.chmod(locked, 0)
+os.symlink(os.path.dirname(os.path.abspath(__file__)), os.path.join(tmp, "leftover_link"))
+print(f"ATTACK disk_leftovers: wrote 3 x 400 MiB and a 120-deep nest under {tmp}", flush=True)
 
 
 class ModelNew(nn.Module):

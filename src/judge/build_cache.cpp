@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "isolation/remove_tree.hpp"
+
 
 namespace fs = std::filesystem;
 
@@ -79,10 +81,7 @@ std::map<std::string, std::string> libraries_in(const std::string& dir) {
   return out;
 }
 
-void empty_folder(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
-}
+void empty_folder(const std::string& dir) { isolation::empty_tree(dir); }
 
 }  // namespace
 

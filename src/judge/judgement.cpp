@@ -7,6 +7,7 @@
 
 #include "core/sha256.hpp"
 #include "core/speed_bound.hpp"
+#include "isolation/remove_tree.hpp"
 #include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/memory.hpp"
@@ -140,8 +141,9 @@ Verdict Judgement::run() {
   }
   if (twin_) twin_->stop();
   if (!sandbox_tmp_.empty()) {
-    std::error_code ec;
-    fs::remove_all(sandbox_tmp_, ec);  // nothing of a candidate outlives its evaluation on disk
+    // Nothing of a candidate outlives its evaluation on disk.
+    auto removed = isolation::remove_tree(sandbox_tmp_);
+    if (!removed.ok) verdict_.warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
   }
   verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   return verdict_;

@@ -42,11 +42,6 @@ const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets
                                                 "disk_leftovers", "build_log_link"};
 // Problem 40 (Linear + ReLU): an attack on the weights the judge hands over.
 const std::vector<std::string> kWrongLinearKernels = {"dodge_reinit_params"};
-// Open (2026-12-01): after these two write gigabytes into the sandbox's tmp at import, kbv-judge
-// dies of SIGSEGV (a call through a null pointer) in the build-only stage 'built', so kbv run
-// stores internal_error and their tmp is not removed. Found by this test; not yet fixed. Their
-// outcome is left unchecked here until it is (issue 12's note); every other check still runs.
-const std::set<std::string> kKnownOpen = {"big_file", "disk_leftovers"};
 
 struct Listener {
   int fd = -1;
@@ -196,7 +191,6 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
     wrong.insert(wrong.end(), kWrongLinearKernels.begin(), kWrongLinearKernels.end());
     for (const auto& name : wrong) {
       ASSERT_TRUE(v.count(name)) << name << " has no stored verdict";
-      if (kKnownOpen.count(name)) continue;
       EXPECT_NE(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
       EXPECT_NE(v[name].outcome, Outcome::internal_error) << name << " is the candidate's doing, not kbv's: " << v[name].reason;
     }
@@ -214,7 +208,7 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
       for (const auto& f : v[name].flags) EXPECT_NE(f.name, "build_cache_tampered") << name << ": " << f.evidence;
     }
     for (const auto& name : kRightKernels)
-      if (!kKnownOpen.count(name)) EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
+      EXPECT_EQ(v[name].outcome, Outcome::correct) << name << ": " << v[name].reason;
   }
   {
     SCOPED_TRACE("TheStoreHoldsWhatTheJudgeDecided");
@@ -274,8 +268,7 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
     for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
       if (e.path().filename().string().rfind("kbv-sandbox-", 0) == 0)
         for (fs::recursive_directory_iterator it(e.path(), ec), end; !ec && it != end; it.increment(ec))
-          if (!kKnownOpen.count("disk_leftovers"))
-            EXPECT_EQ(it->path().filename().string().rfind("leftover_", 0), std::string::npos) << it->path();
+          EXPECT_EQ(it->path().filename().string().rfind("leftover_", 0), std::string::npos) << it->path();
     // The judge never reads the build log through a link: nothing outside the build folder lands in a verdict.
     const auto& build = v["build_log_link"].build;
     if (build) EXPECT_TRUE(build->log_tail.empty() || build->log_tail.find("[user]") == std::string::npos) << build->log_tail;

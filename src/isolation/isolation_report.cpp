@@ -11,6 +11,7 @@ void to_json(nlohmann::json& j, const IsolationReport& r) {
                      {"readonly_root", r.readonly_root},
                      {"capabilities_dropped", r.capabilities_dropped},
                      {"landlock_abi", r.landlock_abi},
+                     {"tracing_denied", r.tracing_denied},
                      {"cgroup", r.cgroup},
                      {"memory_limit_bytes", r.memory_limit_bytes},
                      {"memory_limit_by", r.memory_limit_by},

@@ -18,6 +18,7 @@ struct IsolationReport {
   bool readonly_root = false;       // every mount read-only but the writable folders
   bool capabilities_dropped = false;
   int landlock_abi = 0;             // 0: Landlock not in force (writes not confined)
+  bool tracing_denied = false;      // seccomp: no ptrace or process_vm_* between its processes
   std::string cgroup;               // path of its cgroup v2, empty when none
   std::int64_t memory_limit_bytes = 0;
   std::string memory_limit_by;      // "cgroup", "rlimit_data" or "" (none)

@@ -12,10 +12,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -24,6 +26,7 @@
 #include "isolation/cgroup.hpp"
 #include "isolation/landlock.hpp"
 #include "isolation/mounts.hpp"
+#include "isolation/seccomp.hpp"
 
 namespace kbv::isolation {
 namespace {
@@ -34,6 +37,7 @@ struct ChildState {
   int user_ns = 0, mount_ns = 0, net_ns = 0, ipc_ns = 0, pid_ns = 0;
   int own_proc = 0, own_shm = 0, dropped_uid = 0, readonly_root = 0, caps_dropped = 0;
   int landlock_errno = 0;
+  int seccomp_errno = 0;
   int failed_step = 0;  // nonzero: a required step failed (see Step)
   int failed_errno = 0;
   int exec_errno = 0;
@@ -248,6 +252,7 @@ void keep_death_signal(pid_t parent) {
   st.landlock_errno = spec.use_landlock && p.landlock_abi > 0
                           ? landlock_restrict(p.landlock_cpaths.data(), static_cast<int>(p.landlock_cpaths.size()), p.landlock_abi)
                           : 0;
+  st.seccomp_errno = deny_tracing();
   // fds: first lift every source above the targets, then place each at its number.
   int report_fd = p.max_target_fd + 1;
   int lifted_report = ::fcntl(report_w, F_DUPFD_CLOEXEC, 1000);
@@ -395,6 +400,9 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   report.capabilities_dropped = st.caps_dropped;
   if (st.mount_ns && !st.readonly_root) report.warnings.push_back("mounts not made read-only (no mount_setattr)");
   report.landlock_abi = (spec.use_landlock && p.landlock_abi > 0 && st.landlock_errno == 0) ? p.landlock_abi : 0;
+  report.tracing_denied = st.seccomp_errno == 0;
+  if (st.seccomp_errno != 0)
+    report.warnings.push_back(std::string("seccomp filter not applied (its processes may trace each other): ") + std::strerror(st.seccomp_errno));
   if (spec.use_landlock && p.landlock_abi > 0 && st.landlock_errno != 0)
     report.warnings.push_back(std::string("Landlock not applied: ") + std::strerror(st.landlock_errno));
   report.cgroup = cgroup.path;
@@ -441,6 +449,15 @@ int end_sandbox(Launched& launched) {
   // reuse can redirect the signal. Then its helper.
   if (launched.inner_pidfd >= 0) {
     ::syscall(SYS_pidfd_send_signal, launched.inner_pidfd, SIGKILL, nullptr, 0);
+    // Its namespace is empty only once it has exited: the kernel kills and reaps every other
+    // process there before letting the first one finish. Until then they still run (for up to a
+    // second while its memory is freed), and the caller must not remove their files under them.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      pollfd pfd{launched.inner_pidfd, POLLIN, 0};
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count());
+      if (left <= 0 || ::poll(&pfd, 1, left) > 0 || (errno != EINTR && errno != EAGAIN)) break;
+    }
     ::close(launched.inner_pidfd);
     launched.inner_pidfd = -1;
   }

@@ -2,11 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -74,9 +76,9 @@ class Remover {
   void remove_folder(int parent_fd, const std::string& name, int depth) {
     int fd = ::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == EACCES) {
-      // A folder its writer made unreadable (chmod 000): take the permissions back. It is a
-      // folder (EISDIR above), so fchmodat cannot be led through a link.
-      ::fchmodat(parent_fd, name.c_str(), S_IRWXU, 0);
+      // A folder its writer made unreadable (chmod 000): take the permissions back, without
+      // following a link (a process still running could have swapped one in since EISDIR).
+      ::fchmodat(parent_fd, name.c_str(), S_IRWXU, AT_SYMLINK_NOFOLLOW);
       fd = ::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (fd < 0) {
@@ -89,8 +91,13 @@ class Remover {
   }
 
   bool move_up(int parent_fd, const std::string& name, std::string& moved) {
-    for (int attempt = 0; attempt < 1000; ++attempt) {
-      moved = ".kbv-removing-" + std::to_string(next_++);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      // Unpredictable names: folders planted under the names it would use cannot block it.
+      std::uint64_t r = 0;
+      if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) r = (static_cast<std::uint64_t>(::getpid()) << 32) ^ next_;
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
+      moved = std::string(".kbv-removing-") + hex + "-" + std::to_string(next_++);
       if (::renameat2(parent_fd, name.c_str(), top_fd_, moved.c_str(), RENAME_NOREPLACE) == 0) return true;
       if (errno != EEXIST) break;
     }
@@ -117,7 +124,7 @@ RemoveResult with_open_folder(const std::string& path, bool remove_it) {
     r.error = "open " + path + ": " + std::strerror(errno);
     return r;
   }
-  ::fchmod(fd, S_IRWXU);
+  if (remove_it) ::fchmod(fd, S_IRWXU);  // a folder that is kept keeps its mode
   RemoveResult r = Remover(fd).empty_top();
   ::close(fd);
   if (remove_it && ::rmdir(path.c_str()) != 0 && errno != ENOENT && r.ok) {

@@ -39,7 +39,8 @@ const std::vector<std::string> kWrongKernels = {
     "shrink_shared_memory", "malformed_descriptor", "library_link_to_device", "build_log_fifo", "library_hard_links"};
 const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside", "write_proc_and_dev",
                                                 "unix_socket_out", "survive_evaluation", "process_limit",
-                                                "disk_leftovers", "build_log_link"};
+                                                "disk_leftovers", "build_log_link", "ptrace_exit_stop",
+                                                "removal_name_collision"};
 // Problem 40 (Linear + ReLU): an attack on the weights the judge hands over.
 const std::vector<std::string> kWrongLinearKernels = {"dodge_reinit_params"};
 
@@ -223,6 +224,7 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
     EXPECT_FALSE(process_with_marker("kbv-attack-child")) << "fork_children left a process";
     EXPECT_FALSE(process_named("kbv-survivor")) << "survive_evaluation left a process";
     EXPECT_FALSE(process_named("kbv-relay")) << "survive_evaluation left its relay";
+    EXPECT_FALSE(process_named("kbv-ptracer")) << "ptrace_exit_stop's tracer outlived its sandbox";
     EXPECT_FALSE(process_with_marker("kbv-attack-late-verdict")) << "the setsid daemon survived";
   }
   {
@@ -261,6 +263,7 @@ TEST_F(Attacks, EveryAttackEndsAsItsOwnRecordedOutcome) {
     fs::remove("/dev/kbv_redteam_marker");
     EXPECT_EQ(v["write_proc_and_dev"].output_tail.find("WROTE"), std::string::npos) << v["write_proc_and_dev"].output_tail;
     EXPECT_EQ(v["write_proc_and_dev"].output_tail.find("CREATED"), std::string::npos) << v["write_proc_and_dev"].output_tail;
+    EXPECT_EQ(v["ptrace_exit_stop"].output_tail.find("PID 1 seized"), std::string::npos) << v["ptrace_exit_stop"].output_tail;
     EXPECT_NE(v["process_limit"].output_tail.find("refused after"), std::string::npos)
         << "1100 processes must not all start: " << v["process_limit"].output_tail.substr(0, 2000);
     // Nothing a candidate wrote into its private tmp stays once its evaluation is over.

@@ -196,6 +196,52 @@ TEST(Isolation, WhatItMustReadUnderTmpComesBackReadOnly) {
   EXPECT_FALSE(fs::exists(dir / "new.txt"));
 }
 
+// A process that traces the sandbox's first one (PTRACE_O_TRACEEXIT) holds it, once killed, at
+// the start of its exit: the PID namespace is never torn down and everything in it lives on.
+// No process in the sandbox may trace at all.
+TEST(Isolation, NoProcessInItCanTrace) {
+  auto spec = shell("");
+  spec.program = "/usr/bin/python3";
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import ctypes, os\n"
+               "libc = ctypes.CDLL(None, use_errno=True)\n"
+               "r = libc.ptrace(0, 0, 0, 0)  # PTRACE_TRACEME: always allowed unless filtered\n"
+               "print('traceme', r, os.strerror(ctypes.get_errno()) if r else 'allowed')"};
+  SandboxRun r = run(spec);
+  EXPECT_TRUE(r.report.tracing_denied) << r.out;
+  EXPECT_NE(r.out.find("traceme -1 Operation not permitted"), std::string::npos) << r.out;
+}
+
+// The sandbox has ended when end_sandbox returns: no process it started still runs (writing into
+// a folder the caller is about to remove). The kernel tears a PID namespace down only as its
+// first process exits, which takes a while when that process holds much memory.
+TEST(Isolation, NothingItStartedRunsOnceItHasEnded) {
+  fs::path log = scratch() / "writable" / "still_running.log";
+  fs::remove(log);
+  auto spec = shell("(while :; do echo x >> " + log.string() + "; sleep 0.005; done) & "
+                    "exec python3 -c \"b = b'x' * (1 << 30); print('started', flush=True); import time; time.sleep(300)\"");
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  spec.fds = {{out[1], 1}};
+  Launched l = launch_sandbox(spec);
+  ::close(out[1]);
+  if (!l.report.pid_namespace) {
+    end_sandbox(l);
+    GTEST_SKIP() << "no PID namespace here";
+  }
+  char buf[64] = {};
+  pollfd p{out[0], POLLIN, 0};
+  ASSERT_GT(::poll(&p, 1, 30000), 0) << "the sandbox never started";
+  ASSERT_GT(::read(out[0], buf, sizeof buf - 1), 0);
+  ::close(out[0]);
+  ASSERT_NE(std::string(buf).find("started"), std::string::npos) << buf;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  end_sandbox(l);
+  auto size_at_end = fs::file_size(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(fs::file_size(log), size_at_end) << "a process of the sandbox kept writing after it ended";
+}
+
 volatile sig_atomic_t g_usr1 = 0;
 
 TEST(Isolation, ItCannotSignalTheLaunchersProcessGroup) {

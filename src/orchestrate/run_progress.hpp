@@ -8,6 +8,14 @@
 
 namespace kbv {
 
+// The progress line fitted to a terminal `columns` wide (one column left free, so the cursor
+// never wraps): the counters stay whole, the description loses its start ("..." marks the cut;
+// its end, the file name, says most).
+std::string fit_progress_line(const std::string& counters, const std::string& what, std::size_t columns);
+
+// The width of the terminal on stderr, else $COLUMNS, else 80.
+std::size_t terminal_columns();
+
 class RunProgress {
  public:
   RunProgress(std::size_t builds, std::size_t evals, bool quiet);

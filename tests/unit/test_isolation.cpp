@@ -50,6 +50,15 @@ SandboxSpec shell(const std::string& script) {
   return spec;
 }
 
+// bash, not sh: `exec -a NAME` (a process the test can find by name) is not POSIX, and dash's
+// "exec: -a: not found" would leave nothing to look for.
+SandboxSpec bash(const std::string& script) {
+  SandboxSpec spec = shell(script);
+  spec.program = "/bin/bash";
+  spec.argv = {"/bin/bash", "-c", script};
+  return spec;
+}
+
 // Runs the sandbox to completion with its stdout on a pipe.
 SandboxRun run(SandboxSpec spec, int timeout_s = 30) {
   int out[2];
@@ -135,7 +144,8 @@ TEST(Isolation, WritesOnlyWhereAllowed) {
 
 TEST(Isolation, EveryProcessItStartsDiesWithIt) {
   std::string marker = "kbv-isolation-marker-" + std::to_string(::getpid());
-  SandboxRun r = run(shell("(exec -a " + marker + " sleep 300) & setsid sh -c '(exec -a " + marker + "s sleep 300)' & sleep 0.3; echo started"));
+  SandboxRun r = run(bash("(exec -a " + marker + " sleep 300) & setsid bash -c '(exec -a " + marker + "s sleep 300)' & sleep 0.3; "
+                          "pgrep -fc " + marker + " >/dev/null && echo started"));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_NE(r.out.find("started"), std::string::npos) << r.out;
   EXPECT_FALSE(process_with_marker(marker)) << "a child survived its sandbox (pid namespace: " << r.report.pid_namespace
@@ -153,7 +163,7 @@ TEST(Isolation, ASandboxEndsWhenItsLauncherIsKilled) {
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
     ::close(ready[0]);
-    auto spec = shell("(exec -a " + marker + " sleep 300) & echo started; exec -a " + marker + "-init sleep 300");
+    auto spec = bash("(exec -a " + marker + " sleep 300) & echo started; exec -a " + marker + "-init sleep 300");
     spec.fds = {{ready[1], 1}};
     launch_sandbox(spec);
     ::pause();
@@ -165,7 +175,12 @@ TEST(Isolation, ASandboxEndsWhenItsLauncherIsKilled) {
   ASSERT_GT(::poll(&p, 1, 20000), 0) << "the sandbox never started";
   ASSERT_GT(::read(ready[0], buf, sizeof buf), 0);
   ::close(ready[0]);
-  ASSERT_TRUE(process_with_marker(marker));
+  bool started = false;  // the marker processes, by name (never the launcher's own command line)
+  for (int i = 0; i < 100 && !started; ++i) {
+    started = process_with_marker(marker + "-init");
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(started) << "the sandbox's processes never appeared";
   ::kill(launcher, SIGKILL);
   ::waitpid(launcher, nullptr, 0);
   bool alive = true;

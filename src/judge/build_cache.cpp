@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "isolation/chown_tree.hpp"
 #include "isolation/remove_tree.hpp"
 
 
@@ -125,13 +126,8 @@ void build_cache_prepare(const BuildCacheEntry& entry, std::int64_t uid) {
   fs::create_directories(entry.dir, ec);
   fs::create_directories(fs::path(entry.manifest).parent_path(), ec);
   if (::geteuid() != 0 || uid < 0) return;
-  auto give = [&](const fs::path& p) {
-    if (::lchown(p.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(uid)) != 0) {
-      // a file we cannot hand over stays the judge's: the build will say so if it matters
-    }
-  };
-  give(entry.dir);
-  for (fs::recursive_directory_iterator it(entry.dir, ec), end; !ec && it != end; it.increment(ec)) give(it->path());
+  // What cannot be handed over stays the judge's: the build will say so if it matters.
+  isolation::chown_tree(entry.dir, static_cast<uid_t>(uid), static_cast<gid_t>(uid));
 }
 
 void build_cache_record(const BuildCacheEntry& entry) {

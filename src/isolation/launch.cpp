@@ -453,10 +453,10 @@ int end_sandbox(Launched& launched) {
     // process there before letting the first one finish. Until then they still run (for up to a
     // second while its memory is freed), and the caller must not remove their files under them.
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (;;) {
+    for (;;) {  // readable once it has exited; at most 10 s
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
       pollfd pfd{launched.inner_pidfd, POLLIN, 0};
-      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count());
-      if (left <= 0 || ::poll(&pfd, 1, left) > 0 || (errno != EINTR && errno != EAGAIN)) break;
+      if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) >= 0 || errno != EINTR) break;
     }
     ::close(launched.inner_pidfd);
     launched.inner_pidfd = -1;

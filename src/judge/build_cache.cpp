@@ -82,8 +82,6 @@ std::map<std::string, std::string> libraries_in(const std::string& dir) {
   return out;
 }
 
-void empty_folder(const std::string& dir) { isolation::empty_tree(dir); }
-
 }  // namespace
 
 BuildCacheEntry build_cache_entry(const std::string& build_root, const std::string& source_sha256) {
@@ -115,7 +113,7 @@ std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry) {
       if (!present.count(rel)) mismatch = rel + " vanished after it was built";
   }
   if (mismatch) {
-    empty_folder(entry.dir);
+    isolation::empty_tree(entry.dir);
     fs::remove(entry.manifest, ec);
   }
   return mismatch;

@@ -5,6 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
+#   Steps: build tests examples hacks attacks split numerics baselines demo.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -174,6 +175,43 @@ if [[ " $STEPS " == *" numerics "* ]]; then
     --time-budget 0.5 --run-timeout 300 --jobs 16 --build-dir /tmp/kbv-builds >"$N/run.log" 2>&1
   echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$N/run.log" | tail -4; cat "$N/samples.txt"
   "$PY" scripts/summarize_numerics.py "$N/numerics.db" | tee "$OUT/numerics_summary.md"
+fi
+
+# The torch_compile baseline (cold compile, then inductor's cache), hidden-test files, and the
+# no-kernel candidate whose samples stay whole below the hop (the stopping rule decides on the
+# ratio it reports).
+if [[ " $STEPS " == *" baselines "* ]]; then
+  echo "== baselines: torch_compile, hidden tests, below the hop"
+  B="$OUT/baselines"; mkdir -p "$B"
+  P=examples/problems/level1; C=examples/candidates; H=tests/integration/fixtures/hidden
+  ev() {  # name problem candidate [flags...]
+    local name=$1 problem=$2 candidate=$3; shift 3
+    local start; start=$(date +%s%N)
+    "$BUILD/bin/kbv" eval "$problem" "$candidate" --device cuda:0 --json "$B/v_$name.json" --quiet \
+      --build-dir /tmp/kbv-builds "$@" >>"$B/eval.log" 2>&1
+    echo "$name: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+  }
+  ev compile_cold_swish "$P/7_Swish.py" "$C/swish_cuda.py" --torch-compile --time-budget 2
+  ev compile_warm_swish "$P/7_Swish.py" "$C/swish_cuda.py" --torch-compile --time-budget 2
+  ev compile_linear_relu "$P/40_Linear_ReLU.py" "$C/linear_relu_cuda.py" --torch-compile --time-budget 2
+  ev plain_swish "$P/7_Swish.py" "$C/swish_cuda.py" --time-budget 2
+  ev hidden_honest "$H/problems/level1/1_Double.py" "$H/honest.py" --hidden-test "$H/hidden_tests/level1/1_hidden.py" --protocol verified
+  ev hidden_small_only "$H/problems/level1/1_Double.py" "$H/small_values_only.py" --hidden-test "$H/hidden_tests/level1/1_hidden.py" --protocol verified
+  ev shortcut_std "$P/19_ReLU.py" "$C/relu_shape_shortcut.py" --protocol standard --time-budget 2
+  ev stalled_identity_std "$P/19_ReLU.py" examples/hacks/stalled_identity.py --protocol standard --time-budget 2
+  "$PY" scripts/summarize_verdicts.py "$B"/v_*.json | tee "$OUT/baselines_summary.md"
+  for v in "$B"/v_*.json; do
+    "$PY" - "$v" <<'PYEOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+t = v.get("timing") or {}
+sp = {s["baseline"]: round(s["median"], 3) for s in t.get("speedups", [])}
+ser = {s["name"]: round(s["median_ms"], 4) for s in t.get("series", [])}
+d = [(x["name"], x["status"]) for x in (v.get("correctness") or {}).get("distributions", []) if x["name"].startswith("hidden")]
+print(sys.argv[1].split("/")[-1], v["outcome"], "compile_s=%s" % t.get("torch_compile_seconds"), "stop=%s rounds=%s" % (t.get("stop_reason"), t.get("rounds")),
+      "speedups=%s" % sp, "series_ms=%s" % ser, "hidden=%s" % d, "warnings=%s" % [w[:120] for w in v.get("warnings", [])])
+PYEOF
+  done | tee -a "$OUT/baselines_summary.md"
 fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it

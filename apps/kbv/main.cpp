@@ -57,6 +57,8 @@ struct EvalOptions {
   double sandbox_memory_gib = kbv::defaults::kSandboxMemoryGiB;
   double time_budget = kbv::defaults::kEvalTimeBudgetSeconds;
   bool no_timing = false;
+  std::string hidden_test;
+  bool torch_compile = false;
   bool quiet = false;
 };
 
@@ -64,6 +66,7 @@ struct EvalOptions {
 void check_eval_options(const EvalOptions& o) {
   require_file(o.problem, "problem");
   require_file(o.candidate, "candidate");
+  if (!o.hidden_test.empty()) require_file(o.hidden_test, "--hidden-test");
   kbv::protocol_by_name(o.protocol);      // validates
   kbv::precision_from_name(o.precision);  // validates
   kbv::check_positive("--compile-timeout", o.compile_timeout);
@@ -97,6 +100,8 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   job.tolerance = o.tolerance;
   job.timing.enabled = !o.no_timing;
   job.timing.budget_seconds = o.time_budget;
+  job.timing.torch_compile = o.torch_compile;
+  if (!o.hidden_test.empty()) job.hidden_tests_path = fs::absolute(o.hidden_test).string();
   job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
   run.limits.compile_timeout_seconds = o.compile_timeout;
   run.limits.run_timeout_seconds = o.run_timeout;
@@ -160,6 +165,10 @@ int main(int argc, char** argv) {
   e->add_option("--run-timeout", eval.run_timeout, "Seconds allowed for everything else")->capture_default_str();
   e->add_option("--time-budget", eval.time_budget, "Seconds of timing before giving up on a +-1% CI")->capture_default_str();
   e->add_flag("--no-timing", eval.no_timing, "Check correctness only");
+  e->add_option("--hidden-test", eval.hidden_test,
+                "KernelBench-Verified hidden-test file ({id}_hidden.py, get_hidden_inputs()): its inputs are checked too");
+  e->add_flag("--torch-compile", eval.torch_compile,
+              "Also time torch.compile(Model) as a baseline (compiles the problem once; inductor caches it)");
   e->add_option("--sandbox-memory", eval.sandbox_memory_gib, "GiB of host memory the candidate's sandbox may use (0: no limit)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
@@ -188,6 +197,10 @@ int main(int argc, char** argv) {
   std::string run_shard;
   rn->add_option("--shard", run_shard,
                  "I/N: only shard I of N (0 <= I < N), a stable partition by candidate (docs/scale.md); one --db per shard");
+  rn->add_option("--hidden-tests", runopt.hidden_tests_dir,
+                 "KernelBench-Verified hidden_tests folder: level<L>/<id>_hidden.py inputs are checked too");
+  rn->add_flag("--torch-compile", runopt.torch_compile,
+               "Also time torch.compile(Model) as a baseline (off by default: compiling costs seconds to minutes a problem)");
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

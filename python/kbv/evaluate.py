@@ -29,6 +29,7 @@ _COMPILE_TIMEOUT_DEFAULT = 900.0
 _RUN_TIMEOUT_DEFAULT = 600.0
 # What kbv may need beyond its two limits (start-up, a killed worker's stacks, writing the JSON)
 # before the API gives up on the process itself.
+_TORCH_COMPILE_ALLOWANCE = 900  # kbv's own allowance for compiling the torch_compile baseline
 _BACKSTOP_MARGIN_SECONDS = 300.0
 
 
@@ -69,18 +70,21 @@ def _eval_argv(binary: str, problem: str, candidate: str, json_path: str, *, pro
                device: str, precision: str, timing: bool, time_budget: Optional[float],
                compile_timeout: Optional[float], run_timeout: Optional[float],
                tolerance: Optional[float], build_dir: Optional[Source], size: Optional[str],
-               sandbox_memory: Optional[float], extra_args: Sequence[str]) -> List[str]:
+               sandbox_memory: Optional[float], hidden_test: Optional[str], torch_compile: bool,
+               extra_args: Sequence[str]) -> List[str]:
     argv = [binary, "eval", problem, candidate, "--protocol", protocol, "--device", device,
             "--precision", precision, "--json", json_path, "--quiet"]
     options = {"--time-budget": _number(time_budget), "--compile-timeout": _number(compile_timeout),
                "--run-timeout": _number(run_timeout), "--tolerance": _number(tolerance),
                "--build-dir": None if build_dir is None else os.fspath(build_dir), "--size": size,
-               "--sandbox-memory": _number(sandbox_memory)}
+               "--sandbox-memory": _number(sandbox_memory), "--hidden-test": hidden_test}
     for flag, value in options.items():
         if value is not None:
             argv += [flag, value]
     if not timing:
         argv.append("--no-timing")
+    if torch_compile:
+        argv.append("--torch-compile")
     return argv + [str(a) for a in extra_args]
 
 
@@ -89,7 +93,8 @@ def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",
              time_budget: Optional[float] = None, compile_timeout: Optional[float] = None,
              run_timeout: Optional[float] = None, tolerance: Optional[float] = None,
              build_dir: Optional[Source] = None, size: Optional[str] = None,
-             sandbox_memory: Optional[float] = None, kbv_path: Optional[Source] = None,
+             sandbox_memory: Optional[float] = None, hidden_test: Optional[Source] = None,
+             torch_compile: bool = False, kbv_path: Optional[Source] = None,
              env: Optional[Mapping[str, str]] = None, extra_args: Sequence[str] = (),
              _live: Optional["_LiveProcesses"] = None) -> Verdict:
     """Evaluate one candidate (``ModelNew``) against one KernelBench problem (``Model``).
@@ -118,6 +123,10 @@ def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",
       ``~/.cache/kbv/builds``; keyed by the candidate's hash, so a re-run reuses the build).
     - ``size``: ``default``, ``small`` (the problem's ``KBV_SMALL``) or ``auto`` (small on CPU).
     - ``sandbox_memory``: GiB of host memory the candidate's sandbox may use (0: no limit).
+    - ``hidden_test``: a KernelBench-Verified hidden-test file (path or source) whose
+      ``get_hidden_inputs()`` lists are checked too, as distributions ``hidden_1``..``hidden_N``.
+    - ``torch_compile``: also time ``torch.compile(Model)``; see
+      ``verdict.timing.speedup_vs("torch_compile")`` and ``timing.torch_compile_seconds``.
     - ``kbv_path``: the kbv executable (see :func:`kbv.find_kbv` for the search order).
     - ``env``: variables added to this process's environment for kbv.
     - ``extra_args``: more ``kbv eval`` arguments, passed as they are.
@@ -141,14 +150,18 @@ def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",
         folder.chmod(0o711)
         problem_path = _materialize(problem, folder / "problem", "problem.py", shared=False)
         candidate_path = _materialize(candidate, folder / "candidate", "candidate.py", shared=True)
+        hidden_path = (None if hidden_test is None
+                       else _materialize(hidden_test, folder / "hidden", "hidden.py", shared=False))
         json_path = str(folder / "verdict.json")
         argv = _eval_argv(binary, problem_path, candidate_path, json_path, protocol=protocol,
                           device=device, precision=precision, timing=timing,
                           time_budget=time_budget, compile_timeout=compile_timeout,
                           run_timeout=run_timeout, tolerance=tolerance, build_dir=build_dir,
-                          size=size, sandbox_memory=sandbox_memory, extra_args=extra_args)
+                          size=size, sandbox_memory=sandbox_memory, hidden_test=hidden_path,
+                          torch_compile=torch_compile, extra_args=extra_args)
         backstop = ((compile_timeout or _COMPILE_TIMEOUT_DEFAULT) + (run_timeout or _RUN_TIMEOUT_DEFAULT)
-                    + (time_budget or 0) + _BACKSTOP_MARGIN_SECONDS)
+                    + (time_budget or 0) + _BACKSTOP_MARGIN_SECONDS
+                    + (_TORCH_COMPILE_ALLOWANCE if torch_compile else 0))
         child_env = None if env is None else {**os.environ, **env}
         done = _run(argv, child_env, backstop, _live)
         output = done.stdout + done.stderr

@@ -82,7 +82,9 @@ class ProblemInfo(_FromJson):
     id: int = -1  #: from ``{id}_{Name}.py``, -1 when unknown
     name: str = ""
     size: str = "default"  #: ``default`` or ``small`` (the problem's KBV_SMALL)
+    hidden_tests: Optional[FileRef] = None  #: the hidden-test file also checked (``hidden_test=``)
     raw: Dict[str, Any] = _raw()
+    _nested = {"hidden_tests": FileRef}
 
 
 @dataclass
@@ -229,6 +231,8 @@ class Timing(_FromJson):
     hop_samples: int = 0
     gated: bool = False
     checked_calls: int = 0
+    #: seconds torch.compile(Model) took (``torch_compile=True``); None when not asked for
+    torch_compile_seconds: Optional[float] = None
     raw: Dict[str, Any] = _raw()
     _nested = {"series": [Series], "speedups": [Speedup]}
 

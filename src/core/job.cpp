@@ -4,7 +4,7 @@ namespace kbv {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingOptions, enabled, budget_seconds, min_seconds,
                                                 min_rounds, target_rel_ci, warmup_seconds,
-                                                max_input_sets, input_set_budget_bytes)
+                                                max_input_sets, input_set_budget_bytes, torch_compile)
 
 void to_json(nlohmann::json& j, const WorkerJob& job) {
   j = nlohmann::json{{"problem_path", job.problem_path},
@@ -15,6 +15,7 @@ void to_json(nlohmann::json& j, const WorkerJob& job) {
                      {"size", job.size},
                      {"build_root", job.build_root},
                      {"secret", job.secret},
+                     {"hidden_tests_path", job.hidden_tests_path},
                      {"measure_memory", job.measure_memory},
                      {"build_only", job.build_only},
                      {"timing", job.timing},
@@ -35,6 +36,7 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.size = j.value("size", defaults.size);
   job.build_root = j.value("build_root", defaults.build_root);
   job.secret = j.value("secret", defaults.secret);
+  job.hidden_tests_path = j.value("hidden_tests_path", defaults.hidden_tests_path);
   job.measure_memory = j.value("measure_memory", defaults.measure_memory);
   job.build_only = j.value("build_only", defaults.build_only);
   job.timing = j.value("timing", defaults.timing);

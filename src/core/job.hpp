@@ -20,6 +20,9 @@ struct TimingOptions {
   double warmup_seconds = 0.2;
   int max_input_sets = 4;               // timed calls rotate over up to this many input sets
   std::int64_t input_set_budget_bytes = 4LL << 30;  // ...as long as they fit in this much memory
+  // Also time torch.compile(Model) (default mode) as a baseline series. Off by default: the
+  // first compile of a problem costs seconds to minutes (inductor caches it on disk after that).
+  bool torch_compile = false;
 };
 
 struct WorkerJob {
@@ -31,6 +34,9 @@ struct WorkerJob {
   std::string size = "default";         // "small" applies the problem's KBV_SMALL overrides
   std::string build_root;               // candidate extensions build under build_root/<source hash>
   std::uint64_t secret = 0;             // seeds strict's hidden distributions
+  // A KernelBench-Verified hidden-test file (get_hidden_inputs()): its input lists become extra
+  // correctness distributions, "hidden_1".."hidden_N". Empty: none.
+  std::string hidden_tests_path;
   std::optional<double> tolerance;      // overrides the protocol's atol = rtol
   bool measure_memory = true;           // GPU only; the protocol may also turn it off
   // Stop after the build stage (kbv run builds candidates in parallel on the CPUs first, then

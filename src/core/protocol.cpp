@@ -29,12 +29,18 @@ std::string_view distribution_kind_name(DistributionKind k) {
     case DistributionKind::sparse_spike: return "sparse_spike";
     case DistributionKind::zeros_ties: return "zeros_ties";
     case DistributionKind::reinit_params: return "reinit_params";
+    case DistributionKind::hidden_file: return "hidden_file";
   }
   return "unknown";
 }
 
 std::string_view baseline_name(BaselineKind b) {
-  return b == BaselineKind::eager_tf32_on ? "eager_tf32_on" : "eager_tf32_off";
+  switch (b) {
+    case BaselineKind::eager_tf32_off: return "eager_tf32_off";
+    case BaselineKind::eager_tf32_on: return "eager_tf32_on";
+    case BaselineKind::torch_compile: return "torch_compile";
+  }
+  return "eager_tf32_off";
 }
 
 // KernelBench-Verified's standard run uses 1e-3 for fp32 and 1e-2 for half types; only the

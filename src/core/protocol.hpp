@@ -21,6 +21,7 @@ enum class DistributionKind {
   zeros_ties,       // fresh values on a coarse grid: many exact zeros and ties
   sparse_spike,     // fresh N(0, 0.01^2) with 16 spikes of 100..200: a kernel that samples or skips terms misses them
   reinit_params,    // scaled x1 inputs, but parameters re-initialised (non-zero biases, non-unit norms)
+  hidden_file,      // set `input_set` of a KernelBench-Verified hidden-test file's get_hidden_inputs()
 };
 std::string_view distribution_kind_name(DistributionKind k);
 
@@ -29,6 +30,7 @@ struct DistributionSpec {
   DistributionKind kind = DistributionKind::seeded_template;
   double scale = 1.0;
   std::uint64_t seed = 0;
+  int input_set = 0;  // hidden_file only: which of the file's input lists
   bool operator==(const DistributionSpec&) const = default;
 };
 
@@ -37,7 +39,9 @@ struct Tolerance {
   double rtol = 1e-3;
 };
 
-enum class BaselineKind { eager_tf32_off, eager_tf32_on };
+// torch_compile is never a protocol's headline baseline: an extra series, on request
+// (`--torch-compile`), timed like the others.
+enum class BaselineKind { eager_tf32_off, eager_tf32_on, torch_compile };
 std::string_view baseline_name(BaselineKind b);
 
 struct Protocol {

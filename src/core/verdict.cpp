@@ -25,7 +25,6 @@ std::string_view distribution_status_name(DistributionStatus s) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FileRef, path, sha256)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProblemInfo, path, sha256, level, id, name, size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, kind, name, capability, l2_bytes,
                                                 memory_bytes, driver, peak_dram_bytes_per_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Provenance, kbv_version, git_commit, torch_version,
@@ -43,10 +42,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeriesStats, name, samples, medi
                                                 min_ms, max_ms, mean_ms, samples_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpeedupResult, baseline, median, ci_low, ci_high,
                                                 compare)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingResult, clock, primary_baseline, l2_flush,
-                                                l2_flush_bytes, input_sets, warmup_rounds, rounds,
-                                                seconds, stop_reason, target_rel_ci, series,
-                                                speedups, hop_ms, hop_samples, gated, checked_calls)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
                                                 resident_bytes)
@@ -78,6 +73,51 @@ void get_field(const nlohmann::json& j, const char* key, T& value) {
 }
 
 }  // namespace
+
+void to_json(nlohmann::json& j, const ProblemInfo& p) {
+  j = nlohmann::json{{"path", p.path}, {"sha256", p.sha256}, {"level", p.level}, {"id", p.id}, {"name", p.name}, {"size", p.size}};
+  put_optional(j, "hidden_tests", p.hidden_tests);
+}
+
+void from_json(const nlohmann::json& j, ProblemInfo& p) {
+  get_field(j, "path", p.path);
+  get_field(j, "sha256", p.sha256);
+  get_field(j, "level", p.level);
+  get_field(j, "id", p.id);
+  get_field(j, "name", p.name);
+  get_field(j, "size", p.size);
+  get_optional(j, "hidden_tests", p.hidden_tests);
+}
+
+void to_json(nlohmann::json& j, const TimingResult& t) {
+  j = nlohmann::json{{"clock", t.clock},           {"primary_baseline", t.primary_baseline}, {"l2_flush", t.l2_flush},
+                     {"l2_flush_bytes", t.l2_flush_bytes}, {"input_sets", t.input_sets},   {"warmup_rounds", t.warmup_rounds},
+                     {"rounds", t.rounds},         {"seconds", t.seconds},                   {"stop_reason", t.stop_reason},
+                     {"target_rel_ci", t.target_rel_ci}, {"series", t.series},               {"speedups", t.speedups},
+                     {"hop_ms", t.hop_ms},         {"hop_samples", t.hop_samples},           {"gated", t.gated},
+                     {"checked_calls", t.checked_calls}};
+  put_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
+}
+
+void from_json(const nlohmann::json& j, TimingResult& t) {
+  get_field(j, "clock", t.clock);
+  get_field(j, "primary_baseline", t.primary_baseline);
+  get_field(j, "l2_flush", t.l2_flush);
+  get_field(j, "l2_flush_bytes", t.l2_flush_bytes);
+  get_field(j, "input_sets", t.input_sets);
+  get_field(j, "warmup_rounds", t.warmup_rounds);
+  get_field(j, "rounds", t.rounds);
+  get_field(j, "seconds", t.seconds);
+  get_field(j, "stop_reason", t.stop_reason);
+  get_field(j, "target_rel_ci", t.target_rel_ci);
+  get_field(j, "series", t.series);
+  get_field(j, "speedups", t.speedups);
+  get_field(j, "hop_ms", t.hop_ms);
+  get_field(j, "hop_samples", t.hop_samples);
+  get_field(j, "gated", t.gated);
+  get_field(j, "checked_calls", t.checked_calls);
+  get_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
+}
 
 void to_json(nlohmann::json& j, const DistributionResult& d) {
   j = nlohmann::json{{"name", d.name},       {"kind", d.kind},           {"status", d.status},

@@ -29,6 +29,7 @@ struct ProblemInfo {
   int id = -1;     // the number before the first '_' of the file name, -1 when unknown
   std::string name;
   std::string size = "default";  // "default" or "small" (KBV_SMALL overrides applied)
+  std::optional<FileRef> hidden_tests;  // the hidden-test file whose inputs were also checked
 };
 
 struct DeviceInfo {
@@ -153,6 +154,9 @@ struct TimingResult {
   // Timed calls whose outputs the judge read and compared with the reference of their inputs
   // (chosen at random; the candidate cannot tell them from the others).
   int checked_calls = 0;
+  // torch.compile(Model)'s first call (compilation, or a load from inductor's cache), when the
+  // torch_compile series was asked for; its failure is a warning, not the candidate's.
+  std::optional<double> torch_compile_seconds;
 };
 
 struct MemoryUse {
@@ -220,6 +224,10 @@ struct Verdict {
 
 void to_json(nlohmann::json& j, const Outcome& o);
 void from_json(const nlohmann::json& j, Outcome& o);
+void to_json(nlohmann::json& j, const ProblemInfo& p);
+void from_json(const nlohmann::json& j, ProblemInfo& p);
+void to_json(nlohmann::json& j, const TimingResult& t);
+void from_json(const nlohmann::json& j, TimingResult& t);
 void to_json(nlohmann::json& j, const DistributionResult& d);
 void from_json(const nlohmann::json& j, DistributionResult& d);
 void to_json(nlohmann::json& j, const Verdict& v);

@@ -137,7 +137,7 @@ void Judgement::check_correctness() {
   result.atol = tol.atol;
   result.rtol = tol.rtol;
   std::optional<Ending> failure;
-  for (const auto& spec : protocol_.distributions(job_.secret)) {
+  for (const auto& spec : correctness_distributions()) {
     DistributionResult d;
     d.name = spec.name;
     d.kind = std::string(distribution_kind_name(spec.kind));
@@ -162,7 +162,7 @@ void Judgement::check_correctness() {
       }
     }
     if (!skip) {
-      ArgList inputs = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return distribution_inputs(source_, spec); });
+      ArgList inputs = guarded(Outcome::problem_error, spec.name + (spec.kind == DistributionKind::hidden_file ? ": get_hidden_inputs()" : ": get_inputs()"), [&] { return inputs_of(spec); });
       guarded(Outcome::internal_error, spec.name + ": writing the inputs", [&] {
         write_inputs(kSlot, inputs);
         return 0;

@@ -6,19 +6,23 @@ namespace py = pybind11;
 
 namespace kbv::judge {
 
-ArgList draw_inputs(const InputSource& source, std::uint64_t seed) {
+py::object call_on_device(const py::object& fn, const at::Device& device, std::uint64_t seed) {
   py::module_ torch = py::module_::import("torch");
   at::manual_seed(seed);
-  py::object device_ctx = torch.attr("device")(source.device.str());
+  py::object device_ctx = torch.attr("device")(device.str());
   device_ctx.attr("__enter__")();
   py::object drawn;
   try {
-    drawn = source.get_inputs();
+    drawn = fn();
   } catch (...) {
     device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
     throw;
   }
   device_ctx.attr("__exit__")(py::none(), py::none(), py::none());
+  return drawn;
+}
+
+ArgList args_on_device(const py::handle& drawn, const InputSource& source) {
   ArgList args = torch_host::args_from_python(drawn);
   for (auto& a : args) {
     if (!a.is_tensor) continue;
@@ -26,6 +30,10 @@ ArgList draw_inputs(const InputSource& source, std::uint64_t seed) {
     if (source.float_dtype && is_floating(a.tensor)) a.tensor = a.tensor.to(*source.float_dtype);
   }
   return args;
+}
+
+ArgList draw_inputs(const InputSource& source, std::uint64_t seed) {
+  return args_on_device(call_on_device(source.get_inputs, source.device, seed), source);
 }
 
 ArgList distribution_inputs(const InputSource& source, const DistributionSpec& spec) {

@@ -24,6 +24,14 @@ struct InputSource {
   std::optional<at::ScalarType> float_dtype;  // half precisions: floating inputs cast to this
 };
 
+// fn() under at::manual_seed(seed), with `device` as torch's default device (tensors it makes
+// without naming a device are made there).
+pybind11::object call_on_device(const pybind11::object& fn, const at::Device& device, std::uint64_t seed);
+
+// The arguments in what a get_inputs()-like function returned: moved to source.device, floating
+// tensors cast to source.float_dtype.
+ArgList args_on_device(const pybind11::handle& drawn, const InputSource& source);
+
 // get_inputs() under at::manual_seed(seed), moved to the device, floating tensors cast.
 ArgList draw_inputs(const InputSource& source, std::uint64_t seed);
 

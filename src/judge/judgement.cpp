@@ -152,6 +152,10 @@ Verdict Judgement::run() {
 void Judgement::stages() {
   enter(Stage::setup);
   verdict_.problem = guarded(Outcome::problem_error, "problem file", [&] { return describe_problem(job_.problem_path, job_.size); });
+  if (!job_.hidden_tests_path.empty())
+    verdict_.problem.hidden_tests = guarded(Outcome::problem_error, "hidden-test file", [&] {
+      return FileRef{job_.hidden_tests_path, sha256_file(job_.hidden_tests_path)};
+    });
   const bool audit = job_.candidate_path.empty();
   if (!audit) {
     verdict_.candidate.sha256 = guarded(Outcome::compile_error, "candidate file", [&] { return sha256_file(job_.candidate_path); });

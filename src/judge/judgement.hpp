@@ -9,6 +9,8 @@
 //   candidate_calls.cpp    one call of the candidate on judge-owned inputs, its outputs read back
 //   correctness_phase.cpp  every distribution, the strict checks on those calls
 //   timing_phase.cpp       candidate and baselines through the same hop, timed outputs checked
+//   compile_baseline.cpp   torch.compile(Model) as an extra baseline series, on request
+//   hidden_tests.cpp       KernelBench-Verified hidden-test files as extra distributions
 //   memory_phase.cpp       peak and resident device memory
 #include <chrono>
 #include <map>
@@ -29,6 +31,7 @@
 #include "ipc/message_fields.hpp"
 #include "judge/build_cache.hpp"
 #include "judge/compare.hpp"
+#include "judge/hidden_tests.hpp"
 #include "judge/inputs.hpp"
 #include "judge/problem_audit.hpp"
 #include "judge/report_channel.hpp"
@@ -79,6 +82,10 @@ class Judgement {
   // problem_phase.cpp
   void load_problem();
   void build_reference();
+  // The protocol's distributions, then the hidden-test file's (correctness only: timing and the
+  // untimed calls draw from the protocol's alone).
+  std::vector<DistributionSpec> correctness_distributions() const;
+  ArgList inputs_of(const DistributionSpec& spec);
   void audit_problem();
   nlohmann::json init_inputs_json() const;
   static std::uint64_t model_seed();
@@ -116,6 +123,9 @@ class Judgement {
 
   // timing_phase.cpp
   void measure_time();
+  // compile_baseline.cpp: torch.compile(Model), called once on `inputs`; sets compiled_ unless it
+  // fails (a warning). Returns the seconds it took.
+  std::optional<double> compile_reference(const ArgList& inputs);
   void check_untimed_calls();
 
   // memory_phase.cpp
@@ -135,6 +145,8 @@ class Judgement {
   pybind11::object init_inputs_;
   pybind11::object reference_;
   InputSource source_;
+  HiddenTests hidden_;  // KernelBench-Verified hidden-test file, when the job names one
+  std::optional<pybind11::object> compiled_;  // torch.compile(Model), when the torch_compile series was asked for
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;

@@ -78,6 +78,21 @@ void Judgement::build_reference() {
     return torch_host::construct_model(problem_.attr("Model"), init_inputs_, kModelSeed, device_, dtype);
   });
   source_ = InputSource{problem_.attr("get_inputs"), device_, dtype};
+  if (!job_.hidden_tests_path.empty())
+    hidden_ = guarded(Outcome::problem_error, "hidden-test file", [&] {
+      // Drawn under the protocol's first seed: fixed for standard and verified, secret for strict.
+      return load_hidden_tests(job_.hidden_tests_path, problem_, source_, protocol_.distributions(job_.secret).front().seed);
+    });
+}
+
+std::vector<DistributionSpec> Judgement::correctness_distributions() const {
+  auto specs = protocol_.distributions(job_.secret);
+  for (auto& h : hidden_distributions(hidden_, specs.front().seed)) specs.push_back(std::move(h));
+  return specs;
+}
+
+ArgList Judgement::inputs_of(const DistributionSpec& spec) {
+  return spec.kind == DistributionKind::hidden_file ? hidden_inputs(hidden_, source_, spec) : distribution_inputs(source_, spec);
 }
 
 nlohmann::json Judgement::init_inputs_json() const {

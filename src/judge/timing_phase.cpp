@@ -51,8 +51,9 @@ enum class Kind { candidate, baseline, hop };
 
 struct Callable {
   Kind kind;
-  std::string name;  // "candidate", "eager_tf32_off", "eager_tf32_on", "hop"
+  std::string name;  // "candidate", "eager_tf32_off", "eager_tf32_on", "torch_compile", "hop"
   bool tf32 = false;
+  pybind11::object model;  // baselines: what the judge calls (Model, or torch.compile(Model))
 };
 
 // One timed call's result.
@@ -104,16 +105,29 @@ void Judgement::measure_time() {
   enter(Stage::timing);
   const bool cuda = device_.is_cuda();
   const TimingOptions& options = job_.timing;
+  // On the CPU an honest call does everything the twin's null call does and its forward()
+  // besides: a candidate that answers faster than half of that did not run its calls as the
+  // protocol asks (half: a trivial forward() is as fast as the null call, give or take noise).
+  // On the GPU a call that pays the null call's context switch takes at least about the hop
+  // (0.9: a kernel as tiny as the twin's lands within a few us of it, the switch is ~280 us).
+  // The loop's stopping rule and the reported figures both use this rule.
+  auto below_hop = [cuda](const std::vector<double>& candidate, double hop) {
+    return !candidate.empty() && median_of(candidate) < (cuda ? 0.9 : 0.5) * hop;
+  };
+  // On the GPU the null call pays a switch into the twin's context, and a call that runs no
+  // kernel in the sandbox's context (one that returns a view of its input) pays none: taking the
+  // hop out would leave nothing. Its samples are kept whole, an upper bound on its time.
+  auto candidate_net = [](double ms, double hop, bool below) { return below ? ms : net(ms, hop); };
   std::mt19937_64 rng(job_.secret ^ 0x6b627674696d65ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
 
-  std::vector<Callable> callables{{Kind::candidate, "candidate", protocol_tf32()}};
+  std::vector<Callable> callables{{Kind::candidate, "candidate", protocol_tf32(), {}}};
   if (cuda) {
-    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_off)), false});
-    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_on)), true});
+    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_off)), false, reference_});
+    callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_on)), true, reference_});
   } else {
-    callables.push_back({Kind::baseline, std::string(baseline_name(protocol_.baseline)), false});  // no TF32 on a CPU
+    // no TF32 on a CPU
+    callables.push_back({Kind::baseline, std::string(baseline_name(protocol_.baseline)), false, reference_});
   }
-  callables.push_back({Kind::hop, "hop", false});
   const std::string primary(baseline_name(protocol_.baseline));
   const std::size_t reference_index = 1;  // the TF32-off (or only) baseline's outputs are the reference
 
@@ -129,6 +143,12 @@ void Judgement::measure_time() {
   ArgList base_inputs = guarded(Outcome::problem_error, "timing: get_inputs()", [&] {
     return torch_host::clone_args(draw_inputs(source_, rng()));
   });
+  if (job_.timing.torch_compile) {
+    result.torch_compile_seconds = compile_reference(base_inputs);
+    if (compiled_)
+      callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::torch_compile)), false, *compiled_});
+  }
+  callables.push_back({Kind::hop, "hop", false, {}});
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   if (cuda) {
     cudaEventCreate(&e0);
@@ -216,7 +236,7 @@ void Judgement::measure_time() {
     if (c.kind == Kind::baseline) {
       s.outputs = guarded(Outcome::problem_error, what + ": Model.forward", [&] {
         torch_host::set_tf32(c.tf32);
-        auto out = torch_host::call_forward(reference_, base_inputs);
+        auto out = torch_host::call_forward(c.model, base_inputs);
         // On the CPU the sandbox copies its outputs out inside its call: the baseline pays the same.
         if (!cuda)
           for (auto& o : out) o = o.clone();
@@ -334,12 +354,15 @@ void Judgement::measure_time() {
         if (auto e = find_input_mutation(fresh, slot_inputs(kSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
     }
     ++round;
-    double hop = median_of(raw[hop_index]);
+    // The ratio the verdict will report, as it stands after this round (the same hop rule).
+    const double hop = median_of(raw[hop_index]);
+    const bool below = below_hop(raw[0], hop);
     std::vector<double> deciding;
     std::size_t primary_index = 1;
     for (std::size_t i = 1; i < hop_index; ++i)
       if (callables[i].name == primary) primary_index = i;
-    for (std::size_t r = 0; r < raw[0].size(); ++r) deciding.push_back(net(raw[primary_index][r], hop) / net(raw[0][r], hop));
+    for (std::size_t r = 0; r < raw[0].size(); ++r)
+      deciding.push_back(net(raw[primary_index][r], hop) / candidate_net(raw[0][r], hop, below));
     decision = stats::should_stop(rule, deciding, std::chrono::duration<double>(SteadyClock::now() - start).count());
   }
   if (cuda) {
@@ -348,24 +371,15 @@ void Judgement::measure_time() {
   }
   torch_host::set_tf32(protocol_tf32());
 
-  double hop = median_of(raw[hop_index]);
-  // On the CPU an honest call does everything the twin's null call does and its forward()
-  // besides: a candidate that answers faster than half of that did not run its calls as the
-  // protocol asks (half: a trivial forward() is as fast as the null call, give or take noise).
-  // On the GPU a call that pays the null call's context switch takes at least about the hop
-  // (0.9: a kernel as tiny as the twin's lands within a few us of it, the switch is ~280 us).
-  const bool below_hop = !raw[0].empty() && median_of(raw[0]) < (cuda ? 0.9 : 0.5) * hop;
-  if (below_hop && !cuda)
+  const double hop = median_of(raw[hop_index]);
+  const bool below = below_hop(raw[0], hop);
+  if (below && !cuda)
     throw Ending{Outcome::protocol_violation, "timing: the candidate's calls took " + std::to_string(median_of(raw[0])) +
                                                   " ms, less than half of kbv's own null call (" + std::to_string(hop) + " ms)"};
-  // On the GPU the null call pays a switch into the twin's context, and a call that runs no
-  // kernel in the sandbox's context (one that returns a view of its input) pays none: taking the
-  // hop out would leave nothing. Its samples are kept whole, an upper bound on its time; its
-  // outputs were checked like everyone's.
-  if (below_hop)
+  // Its outputs were checked like everyone's.
+  if (below)
     warn("timing: the candidate's calls took " + std::to_string(median_of(raw[0])) + " ms, less than the null call (" +
          std::to_string(hop) + " ms): no GPU work ran in its context; its samples are not reduced by the hop");
-  auto candidate_net = [&](double ms) { return below_hop ? ms : net(ms, hop); };
   result.hop_ms = hop;
   result.hop_samples = static_cast<std::int64_t>(raw[hop_index].size());
   result.gated = gated;
@@ -377,12 +391,12 @@ void Judgement::measure_time() {
   result.stop_reason = std::string(stats::stop_decision_name(decision));
   for (std::size_t i = 0; i < hop_index; ++i) {
     std::vector<double> samples;
-    for (double ms : raw[i]) samples.push_back(i == 0 ? candidate_net(ms) : net(ms, hop));
+    for (double ms : raw[i]) samples.push_back(i == 0 ? candidate_net(ms, hop, below) : net(ms, hop));
     result.series.push_back(summarize_series(callables[i].name, samples));
   }
   for (std::size_t i = 1; i < hop_index; ++i) {
     std::vector<double> ratios;
-    for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / candidate_net(raw[0][r]));
+    for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / candidate_net(raw[0][r], hop, below));
     result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
   }
   verdict_.timing = result;

@@ -103,8 +103,10 @@ Verdict run_evaluation(const EvaluationRun& run) {
   std::string started_at = utc_now_iso();
   // A backstop behind the judge's own deadlines (start-up of two interpreters included).
   constexpr double kJudgeSlackSeconds = 120;
+  const double compile_allowance = run.job.timing.torch_compile ? defaults::kTorchCompileAllowanceSeconds : 0;
   ProcessResult process = run_process(
-      spec, after(run.limits.compile_timeout_seconds + run.limits.run_timeout_seconds + kJudgeSlackSeconds), on_message);
+      spec, after(run.limits.compile_timeout_seconds + run.limits.run_timeout_seconds + kJudgeSlackSeconds + compile_allowance),
+      on_message);
   std::map<std::string, double> stage_seconds = stage_clock.finish();
 
   Verdict v;
@@ -128,6 +130,8 @@ Verdict run_evaluation(const EvaluationRun& run) {
     v.problem.size = run.job.size;
     try {
       v.problem.sha256 = sha256_file(run.job.problem_path);
+      if (!run.job.hidden_tests_path.empty())
+        v.problem.hidden_tests = FileRef{run.job.hidden_tests_path, sha256_file(run.job.hidden_tests_path)};
       if (!run.job.candidate_path.empty()) v.candidate.sha256 = sha256_file(run.job.candidate_path);
     } catch (const std::exception&) {
       // unreadable now: the verdict keeps empty hashes

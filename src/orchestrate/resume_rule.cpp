@@ -4,7 +4,8 @@
 
 namespace kbv {
 
-ResumeChoice resume_choice(const std::optional<StoredVerdictSummary>& stored, const VerdictLimits& limits) {
+ResumeChoice resume_choice(const std::optional<StoredVerdictSummary>& stored, const VerdictLimits& limits,
+                           const ResumeWants& wants) {
   if (!stored) return {true, "not stored"};
   auto outcome = outcome_from_name(stored->outcome);
   if (!outcome) return {true, fmt::format("stored outcome '{}' is unknown to this kbv", stored->outcome)};
@@ -16,6 +17,10 @@ ResumeChoice resume_choice(const std::optional<StoredVerdictSummary>& stored, co
     if (then > 0 && now > then)
       return {true, fmt::format("stored timeout under --{}-timeout {:g} s; now {:g} s", build ? "compile" : "run", then, now)};
   }
+  if (!wants.hidden_tests_sha256.empty() && stored->hidden_tests_sha256 != wants.hidden_tests_sha256)
+    return {true, stored->hidden_tests_sha256.empty() ? "stored without the hidden tests" : "stored with another hidden-test file"};
+  if (wants.torch_compile && stored->timed && !stored->torch_compile_timed)
+    return {true, "stored without the torch_compile baseline"};
   return {false, "stored " + stored->outcome};
 }
 

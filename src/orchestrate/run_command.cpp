@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <random>
 #include <thread>
@@ -148,6 +149,20 @@ void print_scan_notes(const RunScan& scan, const RunPlan* plan, std::ostream& ou
     for (const auto& u : plan->unreadable) out << fmt::format("kbv run: skipped {}: cannot read it ({})\n", u.path, u.why);
 }
 
+// How many of the run's problems --hidden-tests found a file for: a folder of another layout
+// (or level) would otherwise add nothing without a word.
+void print_hidden_tests_note(const RunPlan& plan, const std::string& dir, std::ostream& out) {
+  if (dir.empty()) return;
+  std::set<std::string> problems, with_file;
+  for (const auto& j : plan.jobs) {
+    problems.insert(j.problem.path);
+    if (j.hidden_tests) with_file.insert(j.problem.path);
+  }
+  out << fmt::format("kbv run: hidden tests: {} of {} problem(s) have a file in {} (level<L>/<id>_hidden.py){}\n",
+                     with_file.size(), problems.size(), dir,
+                     with_file.size() < problems.size() ? "; the others are checked on the protocol's distributions alone" : "");
+}
+
 }  // namespace
 
 std::string spill_fallback_dir() { return default_cache_dir() + "/spill"; }
@@ -169,6 +184,9 @@ void check_run_options(RunOptions& o, std::ostream& out) {
   if (o.jobs < 0) throw UsageError(fmt::format("--jobs {} must be at least 1", o.jobs));
   if (o.size != "auto" && o.size != "default" && o.size != "small")
     throw UsageError("--size '" + o.size + "': write default, small or auto");
+  if (!o.hidden_tests_dir.empty() && !fs::is_directory(o.hidden_tests_dir))
+    throw UsageError(fmt::format("--hidden-tests '{}' is not a folder (KernelBench-Verified's hidden_tests: level1/<id>_hidden.py ...)",
+                                 o.hidden_tests_dir));
   fs::path db_dir = fs::absolute(o.db_path).parent_path();
   if (!fs::is_directory(db_dir))
     throw UsageError(fmt::format("--db '{}': folder '{}' does not exist; create it or pass another path", o.db_path,
@@ -190,6 +208,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   conditions.precision = o.precision;
   conditions.size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
   conditions.limits = {o.compile_timeout, o.run_timeout};
+  conditions.hidden_tests_dir = o.hidden_tests_dir;
+  conditions.torch_compile = o.torch_compile;
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
   conditions.device = probe_device(worker, devices.front());
 
@@ -198,6 +218,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
     RunPlan plan = plan_run(scan, o.protocols, conditions, stored ? &*stored : nullptr);
     print_scan_notes(scan, &plan, out);
+    print_hidden_tests_note(plan, o.hidden_tests_dir, out);
     print_plan(plan, out);
     return 0;
   }
@@ -238,7 +259,9 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                     {"devices", devices},
                     {"time_budget", o.time_budget},
                     {"compile_timeout", o.compile_timeout},
-                    {"run_timeout", o.run_timeout}};
+                    {"run_timeout", o.run_timeout},
+                    {"torch_compile", o.torch_compile}};
+  if (!o.hidden_tests_dir.empty()) record.options["hidden_tests"] = fs::absolute(o.hidden_tests_dir).string();
   // Provenance of a shard's DB once merged (kbv merge): which part of the work this run was.
   if (o.filter.shard) record.options["shard"] = o.filter.shard->text();
   const std::int64_t run_id = store.begin_run(record);
@@ -246,6 +269,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
 
   RunPlan plan = plan_run(scan, o.protocols, conditions, &store);
   print_scan_notes(scan, &plan, out);
+  if (!o.quiet) print_hidden_tests_note(plan, o.hidden_tests_dir, out);
   std::vector<RunJob> todo;
   for (auto& j : plan.jobs)
     if (j.choice.evaluate) todo.push_back(std::move(j));
@@ -282,6 +306,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     run.job.build_root = build_root;
     run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
     run.job.timing.budget_seconds = o.time_budget;
+    run.job.timing.torch_compile = o.torch_compile;
+    run.job.hidden_tests_path = job.hidden_tests ? job.hidden_tests->path : "";
     run.job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
     return run;
   };

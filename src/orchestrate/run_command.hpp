@@ -37,6 +37,8 @@ struct RunOptions {
   // its verdicts in the spill file; also bounds SQLite's busy_timeout.
   double store_wait = 300;
   RunFilter filter;                  // --level, --ids, --run
+  std::string hidden_tests_dir;      // --hidden-tests: <dir>/level<L>/<id>_hidden.py checked as extra distributions
+  bool torch_compile = false;        // --torch-compile: also time torch.compile(Model)
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

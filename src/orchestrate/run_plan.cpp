@@ -1,6 +1,7 @@
 #include "orchestrate/run_plan.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -19,6 +20,17 @@ SampleRef sample_of(const RunJob& job) {
   return {c.run, c.path, c.level, c.problem_id, c.sample_id};
 }
 
+std::string hidden_test_file(const std::string& dir, int level, int problem_id) {
+  namespace fs = std::filesystem;
+  if (dir.empty() || problem_id < 0) return "";
+  const std::string name = std::to_string(problem_id) + "_hidden.py";
+  for (const fs::path& p : {fs::path(dir) / ("level" + std::to_string(level)) / name, fs::path(dir) / name}) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return fs::absolute(p).string();
+  }
+  return "";
+}
+
 VerdictKey key_of(const RunJob& job, const RunConditions& conditions) {
   Verdict probe;
   probe.outcome = Outcome::internal_error;  // says nothing of its own: the job's identity throughout
@@ -30,10 +42,12 @@ RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols,
                  ResultStore* store) {
   RunPlan plan;
   for (const auto& [candidate, problem] : scan.matched) {
-    RunJob base{candidate, problem, "", "", "", std::nullopt, {}};
+    RunJob base{candidate, problem, "", "", "", std::nullopt, std::nullopt, {}};
     try {
       base.candidate_sha = sha256_file(candidate.path);
       base.problem_sha = sha256_file(problem.path);
+      std::string hidden = hidden_test_file(conditions.hidden_tests_dir, problem.level, problem.id);
+      if (!hidden.empty()) base.hidden_tests = FileRef{hidden, sha256_file(hidden)};
     } catch (const std::exception& e) {
       plan.unreadable.push_back({candidate.path, e.what()});
       continue;
@@ -42,7 +56,8 @@ RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols,
       RunJob job = base;
       job.protocol = protocol;
       if (store) job.stored = store->stored_summary(key_of(job, conditions));
-      job.choice = resume_choice(job.stored, conditions.limits);
+      job.choice = resume_choice(job.stored, conditions.limits,
+                                 {job.hidden_tests ? job.hidden_tests->sha256 : "", conditions.torch_compile});
       plan.jobs.push_back(std::move(job));
     }
   }
@@ -81,7 +96,9 @@ void complete_identity(Verdict& v, const RunJob& job, const RunConditions& condi
     v.problem.size = conditions.size;
     v.candidate.sha256 = job.candidate_sha;
     v.device = conditions.device;
+    v.problem.hidden_tests = job.hidden_tests;
   }
+  if (!v.problem.hidden_tests) v.problem.hidden_tests = job.hidden_tests;
   if (v.protocol.empty()) v.protocol = job.protocol;
   if (v.protocol_version <= 0) v.protocol_version = protocol_by_name(v.protocol).version;
   if (v.precision.empty()) v.precision = conditions.precision;

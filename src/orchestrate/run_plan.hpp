@@ -19,6 +19,8 @@ struct RunConditions {
   std::string size = "default";
   DeviceInfo device;     // as probed
   VerdictLimits limits;
+  std::string hidden_tests_dir;  // --hidden-tests: KernelBench-Verified's hidden_tests folder; "" none
+  bool torch_compile = false;    // --torch-compile
 };
 
 struct RunJob {
@@ -27,6 +29,7 @@ struct RunJob {
   std::string protocol;
   std::string candidate_sha;
   std::string problem_sha;
+  std::optional<FileRef> hidden_tests;  // the problem's hidden-test file, when the run has one
   std::optional<StoredVerdictSummary> stored;
   ResumeChoice choice;
 };
@@ -38,6 +41,10 @@ struct RunPlan {
 };
 
 SampleRef sample_of(const RunJob& job);
+
+// A problem's file in KernelBench-Verified's hidden_tests layout: <dir>/level<L>/<id>_hidden.py,
+// or <dir>/<id>_hidden.py for a folder of one level. "" when there is none.
+std::string hidden_test_file(const std::string& dir, int level, int problem_id);
 VerdictKey key_of(const RunJob& job, const RunConditions& conditions);
 
 // `store` nullptr: nothing is stored (e.g. --list before the DB exists).

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/protocol.hpp"
 #include "core/stage_group.hpp"
 #include "store/result_store.hpp"
 
@@ -159,6 +160,7 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
       p.speedup_ci_low = s->ci_low;
       p.speedup_ci_high = s->ci_high;
     }
+    if (const auto* s = verdict_speedup(v, baseline_name(BaselineKind::torch_compile))) p.compile_speedup = s->median;
     if (v.memory) {
       p.candidate_memory_bytes = v.memory->candidate.footprint_bytes();
       p.baseline_memory_bytes = v.memory->baseline.footprint_bytes();

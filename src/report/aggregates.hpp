@@ -54,6 +54,7 @@ struct ProblemScore {
   std::optional<double> speedup;  // of the best sample vs the scoring's baseline (correct problems only)
   std::optional<double> speedup_ci_low;
   std::optional<double> speedup_ci_high;
+  std::optional<double> compile_speedup;  // of the best sample vs torch.compile(Model), where it was timed
   std::optional<double> candidate_ms;
   std::optional<double> baseline_ms;
   std::optional<std::int64_t> candidate_memory_bytes;  // MemoryUse::footprint_bytes()

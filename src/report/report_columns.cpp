@@ -98,6 +98,8 @@ std::vector<ProblemColumn> make_problem_columns() {
       {"speedup", "speedup of the sample shown vs the protocol's baseline (median of per-round ratios)",
        [](RP, P p) { return format_speedup(p.speedup); }, [](RP, P p) { return p.speedup; }},
       {"95% CI", "confidence interval of that speedup", [](RP, P p) { return ci_text(p); }, [](RP, P p) { return p.speedup_ci_low; }},
+      {"vs compile", "speedup of the sample shown vs torch.compile(Model); empty unless run with --torch-compile",
+       [](RP, P p) { return p.compile_speedup ? format_speedup(p.compile_speedup) : ""; }, [](RP, P p) { return p.compile_speedup; }},
       {"kernel ms", "median candidate time", [](RP, P p) { return format_ms(p.candidate_ms); }, [](RP, P p) { return p.candidate_ms; }},
       {"baseline ms", "median baseline time", [](RP, P p) { return format_ms(p.baseline_ms); }, [](RP, P p) { return p.baseline_ms; }},
       {"kernel mem", "candidate device memory: held between calls + peak of one forward",

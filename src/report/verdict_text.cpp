@@ -82,6 +82,9 @@ std::string format_verdict(const Verdict& v) {
                      t.input_sets, t.rounds, t.seconds,
                      t.stop_reason == "converged" ? fmt::format("CI within +-{:g}%", t.target_rel_ci * 100)
                                                   : "time budget ran out before the CI reached the target"));
+    if (t.torch_compile_seconds)
+      line(fmt::format("    torch.compile(Model) took {:.1f} s to compile (or load from inductor's cache), outside every sample",
+                       *t.torch_compile_seconds));
     for (const auto& s : t.series)
       line(fmt::format("    {:<16} median {:.4f} ms  IQR [{:.4f}, {:.4f}]  n={}", s.name, s.median_ms, s.q1_ms, s.q3_ms, s.samples));
     for (const auto& s : t.speedups)

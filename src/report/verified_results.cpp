@@ -58,8 +58,13 @@ J verified_hidden_sample(const VerdictRecord& r) {
   if (v.correctness && (v.outcome == Outcome::correct || v.outcome == Outcome::incorrect)) {
     int passed = 0, run = 0;
     J failed = J::array(), diffs = J::array();
+    // A hidden-test file's own configurations (kbv run --hidden-tests) are the hidden run when the
+    // verdict has them; otherwise verified's four distributions stand for them.
+    bool from_file = false;
+    for (const auto& d : v.correctness->distributions) from_file = from_file || d.kind == "hidden_file";
     for (const auto& d : v.correctness->distributions) {
-      std::string config = verified_config_name(d.name);
+      std::string config = from_file ? (d.kind == "hidden_file" ? "config_" + d.name.substr(d.name.rfind('_') + 1) : "")
+                                     : verified_config_name(d.name);
       if (config.empty() || d.status == DistributionStatus::skipped) continue;
       ++run;
       if (d.status == DistributionStatus::pass)

@@ -155,7 +155,8 @@ std::vector<ResultField> make_fields() {
 
 const std::vector<std::string>& known_baselines() {
   static const std::vector<std::string> k{std::string(baseline_name(BaselineKind::eager_tf32_off)),
-                                          std::string(baseline_name(BaselineKind::eager_tf32_on))};
+                                          std::string(baseline_name(BaselineKind::eager_tf32_on)),
+                                          std::string(baseline_name(BaselineKind::torch_compile))};
   return k;
 }
 

@@ -502,7 +502,10 @@ std::optional<StoredVerdictSummary> ResultStore::stored_summary(const VerdictKey
     impl_->summary.emplace(impl_->db.prepare(
         "SELECT outcome, stage,"
         " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.limits.compile_timeout_seconds') END,"
-        " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.limits.run_timeout_seconds') END"
+        " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.limits.run_timeout_seconds') END,"
+        " CASE WHEN json_valid(verdict_json) THEN json_extract(verdict_json, '$.problem.hidden_tests.sha256') END,"
+        " CASE WHEN json_valid(verdict_json) THEN json_type(verdict_json, '$.timing') END,"
+        " CASE WHEN json_valid(verdict_json) THEN json_type(verdict_json, '$.timing.torch_compile_seconds') END"
         " FROM verdicts WHERE " + key_where()));
   auto& st = *impl_->summary;
   st.reset();
@@ -514,6 +517,9 @@ std::optional<StoredVerdictSummary> ResultStore::stored_summary(const VerdictKey
     out->stage = st.column_text(1);
     if (!st.column_is_null(2) || !st.column_is_null(3))
       out->limits = VerdictLimits{st.column_is_null(2) ? 0 : st.column_double(2), st.column_is_null(3) ? 0 : st.column_double(3)};
+    if (!st.column_is_null(4)) out->hidden_tests_sha256 = st.column_text(4);
+    out->timed = !st.column_is_null(5) && st.column_text(5) == "object";
+    out->torch_compile_timed = !st.column_is_null(6);
   }
   st.reset();
   return out;

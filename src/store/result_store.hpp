@@ -20,7 +20,7 @@ namespace kbv {
 
 // Bump on any change to the tables or to result_fields(); opening an older DB read-write
 // migrates it (docs/store.md, "Migrations").
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
 
 // How long one statement waits for another connection's lock before failing with SQLITE_BUSY.
 inline constexpr int kDefaultBusyTimeoutMs = 30000;
@@ -66,6 +66,9 @@ struct StoredVerdictSummary {
   std::string outcome;                  // as stored: may be a name this kbv does not know
   std::string stage;
   std::optional<VerdictLimits> limits;  // absent in verdicts written before kbv recorded them
+  std::string hidden_tests_sha256;      // the hidden-test file it was checked on; "" when none
+  bool timed = false;                   // it has timing results
+  bool torch_compile_timed = false;     // ...with the torch_compile baseline tried
 };
 
 // A row whose verdict_json cannot be read (invalid JSON, an unknown outcome name): readers name

@@ -254,6 +254,28 @@ TEST_F(KernelBenchExport, VerifiedFormatMatchesKernelBenchVerifiedsFiles) {
   EXPECT_EQ(hidden_file["19_0"]["correctness"], true);
 }
 
+TEST_F(KernelBenchExport, AHiddenTestFilesConfigurationsAreTheHiddenRun) {
+  auto records = small_run("verified");
+  // Sample 1 was also checked on a hidden-test file's three lists; its second failed.
+  auto& d = records[1].verdict.correctness->distributions;
+  for (int i = 1; i <= 3; ++i) {
+    DistributionResult h;
+    h.name = "hidden_" + std::to_string(i);
+    h.kind = "hidden_file";
+    h.status = i == 2 ? DistributionStatus::fail : DistributionStatus::pass;
+    h.max_abs_err = i == 2 ? 1234.5 : 0;
+    d.push_back(h);
+  }
+  auto result = export_eval_results(records, dir_.string(), {ExportFormat::kernelbench_verified, "verified"});
+  ASSERT_EQ(result.files.size(), 2u);
+  auto hidden_file = read_json(result.files[1]);
+  EXPECT_EQ(hidden_file["19_1"]["metadata"]["hidden_correctness_trials"], "(2 / 3)") << hidden_file["19_1"].dump();
+  EXPECT_EQ(hidden_file["19_1"]["metadata"]["hidden_failed_configs"], J::array({"config_2"}));
+  EXPECT_EQ(hidden_file["19_1"]["metadata"]["max_difference"], J::array({"1234.500000"}));
+  EXPECT_EQ(hidden_file["19_0"]["metadata"]["hidden_correctness_trials"], "(2 / 2)")
+      << "a sample without the file keeps verified's distributions";
+}
+
 TEST(KernelBenchStats, RoundsAsPythonsFormatG) {
   // float(f"{x:.3g}") in CPython 3.11
   EXPECT_EQ(round_3_significant(1.23456), 1.23);

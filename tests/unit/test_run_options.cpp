@@ -54,6 +54,44 @@ TEST(ResumeRule, TimeoutIsEvaluatedAgainOnlyUnderALargerLimitForItsStage) {
       << "limits unknown (an older verdict): nothing says they were smaller";
 }
 
+TEST(ResumeRule, AVerdictWithoutWhatThisRunAddsIsEvaluatedAgain) {
+  VerdictLimits now{900, 600};
+  StoredVerdictSummary plain = stored("correct");
+  plain.timed = true;
+  auto hidden = resume_choice(plain, now, {"abc", false});
+  EXPECT_TRUE(hidden.evaluate);
+  EXPECT_EQ(hidden.why, "stored without the hidden tests");
+  StoredVerdictSummary with_file = plain;
+  with_file.hidden_tests_sha256 = "abc";
+  EXPECT_FALSE(resume_choice(with_file, now, {"abc", false}).evaluate) << "the same file";
+  EXPECT_TRUE(resume_choice(with_file, now, {"def", false}).evaluate) << "an edited file";
+  EXPECT_FALSE(resume_choice(with_file, now, {"", false}).evaluate) << "checked on more than this run asks";
+
+  auto compile = resume_choice(plain, now, {"", true});
+  EXPECT_TRUE(compile.evaluate);
+  EXPECT_EQ(compile.why, "stored without the torch_compile baseline");
+  StoredVerdictSummary compiled = plain;
+  compiled.torch_compile_timed = true;
+  EXPECT_FALSE(resume_choice(compiled, now, {"", true}).evaluate);
+  EXPECT_FALSE(resume_choice(stored("incorrect"), now, {"", true}).evaluate) << "never timed: nothing to add";
+}
+
+TEST(HiddenTestFile, KernelBenchVerifiedsLayoutOrAFlatFolder) {
+  fs::path dir = fs::temp_directory_path() / ("kbv-hidden-layout-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "level1");
+  fs::create_directories(dir / "level2");
+  std::ofstream(dir / "level1" / "7_hidden.py") << "def get_hidden_inputs(): return []\n";
+  std::ofstream(dir / "12_hidden.py") << "def get_hidden_inputs(): return []\n";
+  fs::create_directories(dir / "level1" / "8_hidden.py");  // a folder, not a file
+  EXPECT_EQ(hidden_test_file(dir.string(), 1, 7), fs::absolute(dir / "level1" / "7_hidden.py").string());
+  EXPECT_EQ(hidden_test_file(dir.string(), 2, 7), "") << "another level's file is not this problem's";
+  EXPECT_EQ(hidden_test_file(dir.string(), 3, 12), fs::absolute(dir / "12_hidden.py").string());
+  EXPECT_EQ(hidden_test_file(dir.string(), 1, 8), "");
+  EXPECT_EQ(hidden_test_file("", 1, 7), "");
+  fs::remove_all(dir);
+}
+
 TEST(DeviceSpec, OneSpellingForEveryCommand) {
   EXPECT_EQ(normalize_device("cpu"), "cpu");
   EXPECT_EQ(normalize_device("auto"), "auto");

@@ -1,0 +1,51 @@
+// The torch_compile baseline (`--torch-compile`): torch.compile(Model) in its default mode, timed
+// as one more series beside the eager ones. KernelBench users compare against it; it is never a
+// protocol's headline baseline.
+//
+// Compiling is the judge's own work, not the candidate's: its seconds are reported on their own
+// (timing.torch_compile_seconds) and added to the candidate's run deadline, and a compile that
+// fails (no Triton, no C++ compiler, an op inductor cannot lower) is a warning without the series,
+// never the candidate's outcome. Inductor keeps what it compiled in the build root's
+// torch_compile folder (where no sandbox may write), so the next evaluation of the same problem
+// loads it.
+#include <filesystem>
+
+#include "judge/judgement.hpp"
+#include "torch_host/device.hpp"
+
+namespace py = pybind11;
+
+namespace kbv::judge {
+
+std::optional<double> Judgement::compile_reference(const ArgList& inputs) {
+  const auto start = Clock::now();
+  try {
+    py::module_ os = py::module_::import("os");
+    if (!job_.build_root.empty()) {
+      // Inside the build root, which no sandbox may write (each writes its own entry only).
+      const std::string dir = (std::filesystem::path(job_.build_root) / "torch_compile").string();
+      os.attr("environ").attr("setdefault")("TORCHINDUCTOR_CACHE_DIR", dir);
+      os.attr("environ").attr("setdefault")("TRITON_CACHE_DIR", dir + "/triton");
+    }
+    // Inductor compiles in a pool of worker processes started from sys.executable, which in the
+    // judge is not a Python: compile in this process instead.
+    os.attr("environ").attr("__setitem__")("TORCHINDUCTOR_COMPILE_THREADS", "1");
+    py::module_::import("torch._inductor.config").attr("compile_threads") = 1;
+    py::object compiled = py::module_::import("torch").attr("compile")(reference_);
+    // The first call compiles (or loads from inductor's cache); its time is the compile cost.
+    torch_host::set_tf32(false);
+    torch_host::call_forward(compiled, torch_host::clone_args(inputs));
+    torch_host::synchronize(device_);
+    compiled_ = compiled;
+  } catch (py::error_already_set& e) {
+    warn("torch_compile baseline: torch.compile(Model) failed, no torch_compile series: " +
+         first_line(torch_host::describe_python_error(e).one_line()));
+  } catch (const std::exception& e) {
+    warn("torch_compile baseline: torch.compile(Model) failed, no torch_compile series: " + first_line(e.what()));
+  }
+  const auto spent = Clock::now() - start;
+  run_deadline_ += spent;  // the judge's time, not the candidate's
+  return std::chrono::duration<double>(spent).count();
+}
+
+}  // namespace kbv::judge

@@ -1,0 +1,38 @@
+#pragma once
+// KernelBench-Verified's hidden-test files (hidden_tests/level1/7_hidden.py): a module whose
+// get_hidden_inputs() returns a list of input lists, one per configuration. The judge reads such
+// a file as trusted input, like the problem itself (the sandbox never sees it), and checks the
+// candidate on each list as one more correctness distribution, "hidden_1".."hidden_N".
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "core/protocol.hpp"
+#include "judge/inputs.hpp"
+
+namespace kbv::judge {
+
+struct HiddenTests {
+  pybind11::object get_hidden_inputs;  // the file's function; none when no file was given
+  int sets = 0;                        // how many input lists it returns
+};
+
+// Imports `path` with the problem module's public names already in its namespace (a hidden-test
+// file written next to its problem may use the problem's size constants), calls
+// get_hidden_inputs() once under `seed` to count its lists, and checks its shape. Throws
+// std::runtime_error (a problem_error) when the file has no such function or it returns
+// anything but a non-empty list of lists.
+HiddenTests load_hidden_tests(const std::string& path, const pybind11::module_& problem, const InputSource& source,
+                              std::uint64_t seed);
+
+// One distribution per input list, named hidden_1..hidden_N, all drawn under `seed`.
+std::vector<DistributionSpec> hidden_distributions(const HiddenTests& hidden, std::uint64_t seed);
+
+// The arguments of one hidden distribution: get_hidden_inputs() again under spec.seed (so no
+// list stays in memory between distributions), list spec.input_set, moved to the device and
+// cast like get_inputs()'s.
+ArgList hidden_inputs(const HiddenTests& hidden, const InputSource& source, const DistributionSpec& spec);
+
+}  // namespace kbv::judge

@@ -197,6 +197,8 @@ if [[ " $STEPS " == *" baselines "* ]]; then
   ev plain_swish "$P/7_Swish.py" "$C/swish_cuda.py" --time-budget 2
   ev hidden_honest "$H/problems/level1/1_Double.py" "$H/honest.py" --hidden-test "$H/hidden_tests/level1/1_hidden.py" --protocol verified
   ev hidden_small_only "$H/problems/level1/1_Double.py" "$H/small_values_only.py" --hidden-test "$H/hidden_tests/level1/1_hidden.py" --protocol verified
+  ev hidden_counting "$H/problems/level1/1_Double.py" "$H/counting_small_values.py" --hidden-test "$H/hidden_tests_large/level1/1_hidden.py" --protocol verified --time-budget 2
+  ev compile_strict_relu "$P/19_ReLU.py" "$C/relu_cuda.py" --torch-compile --protocol strict --time-budget 2
   ev shortcut_std "$P/19_ReLU.py" "$C/relu_shape_shortcut.py" --protocol standard --time-budget 2
   ev stalled_identity_std "$P/19_ReLU.py" examples/hacks/stalled_identity.py --protocol standard --time-budget 2
   "$PY" scripts/summarize_verdicts.py "$B"/v_*.json | tee "$OUT/baselines_summary.md"

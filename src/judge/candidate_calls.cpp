@@ -26,6 +26,9 @@ void Judgement::bind_slot(std::uint32_t slot, const ArgList& like) {
     }
   }
   if (slots_.size() <= slot) slots_.resize(slot + 1);
+  // The block it replaces stays allocated until the evaluation ends: the sandbox may still map
+  // it, and memory it maps must never become another of the judge's allocations.
+  if (slots_[slot]) retired_slots_.push_back(std::move(*slots_[slot]));
   slots_[slot] = guarded(Outcome::internal_error, "sharing the inputs", [&] { return torch_host::SharedBlock::allocate(likes, device_); });
   bound_values_.resize(slots_.size());
   bound_values_[slot] = args;

@@ -1,6 +1,9 @@
 #include "judge/hidden_tests.hpp"
 
+#include <random>
 #include <stdexcept>
+
+#include "torch_host/py_json.hpp"
 
 namespace py = pybind11;
 
@@ -48,6 +51,33 @@ std::vector<DistributionSpec> hidden_distributions(const HiddenTests& hidden, st
   for (int i = 0; i < hidden.sets; ++i)
     out.push_back({"hidden_" + std::to_string(i + 1), DistributionKind::hidden_file, 1.0, seed, i});
   return out;
+}
+
+std::vector<DistributionSpec> interleave(std::vector<DistributionSpec> protocol, const std::vector<DistributionSpec>& hidden,
+                                         std::uint64_t secret) {
+  std::mt19937_64 rng(secret ^ 0x68696464656eULL);
+  for (const auto& h : hidden) {
+    // Any of the places from the first to after the last, as evenly as a modulo allows.
+    auto at = static_cast<std::ptrdiff_t>(rng() % (protocol.size() + 1));
+    protocol.insert(protocol.begin() + at, h);
+  }
+  return protocol;
+}
+
+bool same_layout(const ArgList& a, const ArgList& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_tensor != b[i].is_tensor) return false;
+    if (a[i].is_tensor) {
+      const auto &x = a[i].tensor, &y = b[i].tensor;
+      if (x.defined() != y.defined()) return false;
+      if (x.defined() && (x.sizes() != y.sizes() || x.strides() != y.strides() || x.scalar_type() != y.scalar_type()))
+        return false;
+    } else if (torch_host::python_to_json(a[i].value) != torch_host::python_to_json(b[i].value)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 ArgList hidden_inputs(const HiddenTests& hidden, const InputSource& source, const DistributionSpec& spec) {

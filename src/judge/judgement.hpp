@@ -82,9 +82,12 @@ class Judgement {
   // problem_phase.cpp
   void load_problem();
   void build_reference();
-  // The protocol's distributions, then the hidden-test file's (correctness only: timing and the
-  // untimed calls draw from the protocol's alone).
+  void load_hidden();
+  // The protocol's distributions with the hidden-test file's at secret places among them.
   std::vector<DistributionSpec> correctness_distributions() const;
+  // What timed rounds and strict's untimed calls draw from (each with a fresh seed): the
+  // protocol's distributions but reinit_params, and the hidden lists shaped like get_inputs().
+  std::vector<DistributionSpec> timed_distributions() const;
   ArgList inputs_of(const DistributionSpec& spec);
   void audit_problem();
   nlohmann::json init_inputs_json() const;
@@ -157,6 +160,7 @@ class Judgement {
   std::map<std::string, std::vector<std::int64_t>> candidate_state_;  // ModelNew's state_dict: name -> shape
   int weights_copied_ = 0, weights_entries_ = 0;
   std::vector<std::optional<torch_host::SharedBlock>> slots_;
+  std::vector<torch_host::SharedBlock> retired_slots_;  // replaced by a rebind, kept until the end
   std::vector<nlohmann::json> bound_values_;  // per slot: the "args" the sandbox was given
   std::unique_ptr<torch_host::OutputReader> reader_;
   void* stream_ = nullptr;  // the judge's CUDA stream for every candidate call (cudaStream_t)

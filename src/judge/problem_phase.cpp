@@ -78,17 +78,42 @@ void Judgement::build_reference() {
     return torch_host::construct_model(problem_.attr("Model"), init_inputs_, kModelSeed, device_, dtype);
   });
   source_ = InputSource{problem_.attr("get_inputs"), device_, dtype};
-  if (!job_.hidden_tests_path.empty())
-    hidden_ = guarded(Outcome::problem_error, "hidden-test file", [&] {
-      // Drawn under the protocol's first seed: fixed for standard and verified, secret for strict.
-      return load_hidden_tests(job_.hidden_tests_path, problem_, source_, protocol_.distributions(job_.secret).front().seed);
+  if (!job_.hidden_tests_path.empty()) load_hidden();
+}
+
+// The hidden-test file, and each of its lists through Model once: a list Model cannot run is
+// the file's fault (or a size it was not written for), never the candidate's.
+void Judgement::load_hidden() {
+  // Drawn under the protocol's first seed: fixed for standard and verified, secret for strict.
+  const std::uint64_t seed = protocol_.distributions(job_.secret).front().seed;
+  hidden_ = guarded(Outcome::problem_error, "hidden-test file",
+                    [&] { return load_hidden_tests(job_.hidden_tests_path, problem_, source_, seed); });
+  const ArgList like = guarded(Outcome::problem_error, "get_inputs()", [&] { return draw_inputs(source_, seed); });
+  const std::string size_hint = job_.size == "small" && py::hasattr(problem_, "KBV_SMALL")
+                                    ? " (Model runs at the problem's KBV_SMALL size here; hidden-test files are written for "
+                                      "its default size: use --size default)"
+                                    : "";
+  for (const auto& spec : hidden_distributions(hidden_, seed)) {
+    ArgList inputs = guarded(Outcome::problem_error, spec.name + ": get_hidden_inputs()", [&] { return inputs_of(spec); });
+    guarded(Outcome::problem_error, "hidden-test file: " + spec.name + " through Model" + size_hint, [&] {
+      return reference_outputs(inputs, nullptr).size();
     });
+    hidden_.timeable.push_back(same_layout(inputs, like));
+  }
 }
 
 std::vector<DistributionSpec> Judgement::correctness_distributions() const {
   auto specs = protocol_.distributions(job_.secret);
-  for (auto& h : hidden_distributions(hidden_, specs.front().seed)) specs.push_back(std::move(h));
-  return specs;
+  return interleave(specs, hidden_distributions(hidden_, specs.front().seed), job_.secret);
+}
+
+std::vector<DistributionSpec> Judgement::timed_distributions() const {
+  std::vector<DistributionSpec> kinds;
+  for (const auto& spec : protocol_.distributions(job_.secret))
+    if (spec.kind != DistributionKind::reinit_params) kinds.push_back(spec);
+  for (const auto& spec : hidden_distributions(hidden_, 0))
+    if (hidden_.timeable[static_cast<std::size_t>(spec.input_set)]) kinds.push_back(spec);
+  return kinds;
 }
 
 ArgList Judgement::inputs_of(const DistributionSpec& spec) {

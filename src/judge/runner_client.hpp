@@ -77,6 +77,7 @@ class RunnerClient {
   int hop_fd() const { return hop_page_.fd(); }
   const isolation::IsolationReport& isolation() const { return launched_.report; }
   pid_t pid() const { return launched_.pid; }
+  const isolation::Launched& launched() const { return launched_; }
   bool alive();
   // How the process ended, for a verdict ("killed by signal 9 (SIGKILL)", "exited with code 3").
   std::string describe_exit();

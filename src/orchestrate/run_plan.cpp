@@ -24,10 +24,15 @@ std::string hidden_test_file(const std::string& dir, int level, int problem_id) 
   namespace fs = std::filesystem;
   if (dir.empty() || problem_id < 0) return "";
   const std::string name = std::to_string(problem_id) + "_hidden.py";
-  for (const fs::path& p : {fs::path(dir) / ("level" + std::to_string(level)) / name, fs::path(dir) / name}) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return fs::absolute(p).string();
-  }
+  std::error_code ec;
+  fs::path in_level = fs::path(dir) / ("level" + std::to_string(level)) / name;
+  if (fs::is_regular_file(in_level, ec)) return fs::absolute(in_level).string();
+  // A flat folder holds one level's files: only when DIR has no level folders at all, else
+  // another level's <id>_hidden.py would be taken for this problem's.
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory(ec) && entry.path().filename().string().rfind("level", 0) == 0) return "";
+  fs::path flat = fs::path(dir) / name;
+  if (fs::is_regular_file(flat, ec)) return fs::absolute(flat).string();
   return "";
 }
 
@@ -46,11 +51,17 @@ RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols,
     try {
       base.candidate_sha = sha256_file(candidate.path);
       base.problem_sha = sha256_file(problem.path);
-      std::string hidden = hidden_test_file(conditions.hidden_tests_dir, problem.level, problem.id);
-      if (!hidden.empty()) base.hidden_tests = FileRef{hidden, sha256_file(hidden)};
     } catch (const std::exception& e) {
       plan.unreadable.push_back({candidate.path, e.what()});
       continue;
+    }
+    if (std::string hidden = hidden_test_file(conditions.hidden_tests_dir, problem.level, problem.id); !hidden.empty()) {
+      try {
+        base.hidden_tests = FileRef{hidden, sha256_file(hidden)};
+      } catch (const std::exception& e) {
+        plan.unreadable.push_back({candidate.path, "its problem's hidden-test file " + hidden + ": " + e.what()});
+        continue;
+      }
     }
     for (const auto& protocol : protocols) {
       RunJob job = base;

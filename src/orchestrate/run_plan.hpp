@@ -43,7 +43,8 @@ struct RunPlan {
 SampleRef sample_of(const RunJob& job);
 
 // A problem's file in KernelBench-Verified's hidden_tests layout: <dir>/level<L>/<id>_hidden.py,
-// or <dir>/<id>_hidden.py for a folder of one level. "" when there is none.
+// or <dir>/<id>_hidden.py when <dir> is a folder of one level (it has no level* folders). ""
+// when there is none.
 std::string hidden_test_file(const std::string& dir, int level, int problem_id);
 VerdictKey key_of(const RunJob& job, const RunConditions& conditions);
 

@@ -57,6 +57,26 @@ TEST(HiddenTests, ACandidateRightOnlyOnTheProtocolsInputsFailsOnTheFilesInputs) 
   EXPECT_NE(r.reason().find("hidden_2"), std::string::npos) << r.context();
 }
 
+// Right on every correctness call, wrong afterwards on the file's values: the timed rounds draw
+// the file's lists shaped like get_inputs() and check every one of them.
+TEST(HiddenTests, ACandidateRightOnlyWhileCheckedIsMetInTimedRounds) {
+  auto r = testing::run_kbv_eval({kProblem, hidden_fixture("counting_small_values.py"), "--protocol", "verified",
+                                  "--time-budget", "1", "--hidden-test", hidden_fixture("hidden_tests_large/level1/1_hidden.py")},
+                                 "cpu");
+  ASSERT_EQ(r.outcome(), "incorrect") << r.context();
+  EXPECT_NE(r.reason().find("timed call"), std::string::npos) << r.context();
+  for (const auto& d : r.verdict["correctness"]["distributions"]) EXPECT_EQ(d["status"], "pass") << d.dump();
+}
+
+// A list Model itself cannot run is the file's fault: problem_error before the candidate runs it.
+TEST(HiddenTests, AListModelCannotRunIsAProblemError) {
+  auto r = testing::run_kbv_eval({hidden_fixture("problems/level1/2_Linear.py"), hidden_fixture("honest_linear.py"),
+                                  "--protocol", "verified", "--no-timing", "--hidden-test", kHidden},
+                                 "cpu");
+  EXPECT_EQ(r.outcome(), "problem_error") << r.context();
+  EXPECT_NE(r.reason().find("through Model"), std::string::npos) << r.context();
+}
+
 TEST(HiddenTests, AFileWithoutGetHiddenInputsIsAProblemError) {
   auto r = eval("honest.py", {"--hidden-test", hidden_fixture("hidden_tests/level1/2_hidden.py")});
   EXPECT_EQ(r.outcome(), "problem_error") << r.context();

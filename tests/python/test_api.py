@@ -69,6 +69,16 @@ def test_incorrect_candidate_is_a_verdict_not_an_exception():
     assert first.mismatched > 0 and first.numel > 0
 
 
+def test_hidden_test_file_as_source_text():
+    hidden = ROOT / "tests/integration/fixtures/hidden"
+    v = kbv.evaluate(hidden / "problems/level1/1_Double.py", hidden / "small_values_only.py", timing=False,
+                     hidden_test=(hidden / "hidden_tests/level1/1_hidden.py").read_text(), device="cpu",
+                     protocol="verified")  # strict's own outliers would fail it too
+    assert v.outcome == kbv.Outcome.INCORRECT, v.summary()
+    assert [d.name for d in v.correctness.failed] == ["hidden_2"]
+    assert v.problem.hidden_tests is not None and len(v.problem.hidden_tests.sha256) == 64
+
+
 def test_candidate_and_problem_as_source_strings():
     v = kbv.evaluate(RELU.read_text(), RELU_TORCH_SOURCE, timing=False, **CPU)
     assert v.outcome == kbv.Outcome.CORRECT, v.summary()

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "isolation/landlock.hpp"
+#include "isolation/freeze.hpp"
 #include "isolation/launch.hpp"
 
 namespace kbv::isolation {
@@ -255,6 +256,43 @@ TEST(Isolation, NothingItStartedRunsOnceItHasEnded) {
   auto size_at_end = fs::file_size(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(fs::file_size(log), size_at_end) << "a process of the sandbox kept writing after it ended";
+}
+
+// SandboxFreeze (the judge's compile of the torch_compile baseline): nothing the sandbox started
+// runs while frozen -- forked, setsid'd or not -- and everything runs again afterwards.
+TEST(Isolation, AFrozenSandboxRunsNothingUntilThawed) {
+  fs::path log = scratch() / "writable" / "frozen.log";
+  fs::remove(log);
+  const std::string writer = "while :; do echo x >> " + log.string() + "; sleep 0.005; done";
+  auto spec = bash("(" + writer + ") & setsid bash -c '" + writer + "' & echo started; exec sleep 300");
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  spec.fds = {{out[1], 1}};
+  Launched l = launch_sandbox(spec);
+  ::close(out[1]);
+  if (!l.report.pid_namespace && l.cgroup.empty()) {
+    end_sandbox(l);
+    GTEST_SKIP() << "neither a PID namespace nor a cgroup here";
+  }
+  char buf[64] = {};
+  pollfd p{out[0], POLLIN, 0};
+  ASSERT_GT(::poll(&p, 1, 30000), 0) << "the sandbox never started";
+  ASSERT_GT(::read(out[0], buf, sizeof buf - 1), 0);
+  ::close(out[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    SandboxFreeze frozen(l);
+    ASSERT_TRUE(frozen.frozen()) << frozen.error();
+    if (l.cgroup.empty()) EXPECT_GE(frozen.stopped(), 4u) << "the shell, both writers, sleep";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a write under way lands
+    auto size_frozen = fs::file_size(log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EXPECT_EQ(fs::file_size(log), size_frozen) << "a process of the sandbox ran while it was frozen";
+  }
+  auto size_thawed = fs::file_size(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_GT(fs::file_size(log), size_thawed) << "the sandbox did not run again after the freeze";
+  end_sandbox(l);
 }
 
 volatile sig_atomic_t g_usr1 = 0;

@@ -22,7 +22,11 @@ namespace fs = std::filesystem;
 
 StoredVerdictSummary stored(const std::string& outcome, const std::string& stage = "done",
                             std::optional<VerdictLimits> limits = std::nullopt) {
-  return {outcome, stage, limits};
+  StoredVerdictSummary s;
+  s.outcome = outcome;
+  s.stage = stage;
+  s.limits = limits;
+  return s;
 }
 
 TEST(ResumeRule, NothingStoredIsEvaluatedAndAnOrdinaryVerdictIsKept) {
@@ -86,9 +90,13 @@ TEST(HiddenTestFile, KernelBenchVerifiedsLayoutOrAFlatFolder) {
   fs::create_directories(dir / "level1" / "8_hidden.py");  // a folder, not a file
   EXPECT_EQ(hidden_test_file(dir.string(), 1, 7), fs::absolute(dir / "level1" / "7_hidden.py").string());
   EXPECT_EQ(hidden_test_file(dir.string(), 2, 7), "") << "another level's file is not this problem's";
-  EXPECT_EQ(hidden_test_file(dir.string(), 3, 12), fs::absolute(dir / "12_hidden.py").string());
+  EXPECT_EQ(hidden_test_file(dir.string(), 3, 12), "") << "a folder with level folders: no flat fallback";
   EXPECT_EQ(hidden_test_file(dir.string(), 1, 8), "");
   EXPECT_EQ(hidden_test_file("", 1, 7), "");
+  fs::path flat = dir / "level1";  // one level's folder given itself
+  EXPECT_EQ(hidden_test_file(flat.string(), 1, 7), fs::absolute(flat / "7_hidden.py").string());
+  EXPECT_EQ(hidden_test_file(flat.string(), 2, 7), fs::absolute(flat / "7_hidden.py").string())
+      << "a flat folder is taken to be of the run's level";
   fs::remove_all(dir);
 }
 

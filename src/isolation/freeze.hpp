@@ -1,0 +1,37 @@
+#pragma once
+// Stops every process of a running sandbox for a while, and lets them go on afterwards: the
+// judge's own work (compiling the torch_compile baseline) then runs without the candidate's
+// processes competing for the CPUs. With the sandbox's cgroup, its cgroup.freeze; without one,
+// SIGSTOP to every process of its PID namespace (found through /proc, until none is left
+// running: a stopped process cannot start another), SIGCONT to the same ones afterwards.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "isolation/launch.hpp"
+
+namespace kbv::isolation {
+
+class SandboxFreeze {
+ public:
+  explicit SandboxFreeze(const Launched& launched);  // freezes
+  ~SandboxFreeze();                                  // thaws
+  SandboxFreeze(const SandboxFreeze&) = delete;
+  SandboxFreeze& operator=(const SandboxFreeze&) = delete;
+
+  bool frozen() const { return error_.empty(); }
+  const std::string& error() const { return error_; }  // why not (a warning for the verdict)
+  std::size_t stopped() const { return stopped_.size(); }  // processes stopped by signal (no cgroup)
+
+ private:
+  std::string cgroup_;
+  std::vector<pid_t> stopped_;
+  std::vector<int> pidfds_;  // of stopped_, for SIGCONT
+  std::string error_;
+};
+
+// The host pids of the processes in the PID namespace whose first process is `inner_pidfd`.
+std::vector<pid_t> namespace_processes(int inner_pidfd);
+
+}  // namespace kbv::isolation

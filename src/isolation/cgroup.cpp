@@ -73,6 +73,24 @@ bool cgroup_add(const Cgroup& cgroup, pid_t pid) {
   return !cgroup.path.empty() && write_text(cgroup.path + "/cgroup.procs", std::to_string(pid));
 }
 
+bool cgroup_request_freeze(const std::string& path, bool frozen) {
+  return write_text(path + "/cgroup.freeze", frozen ? "1" : "0");
+}
+
+bool cgroup_wait_frozen(const std::string& path) {
+  auto is_frozen = [&] {
+    std::istringstream in(read_text(path + "/cgroup.events"));
+    for (std::string key, value; in >> key >> value;)
+      if (key == "frozen") return value == "1";
+    return false;
+  };
+  for (int i = 0; i < 200; ++i) {
+    if (is_frozen()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return is_frozen();
+}
+
 void cgroup_remove(const Cgroup& cgroup) {
   if (cgroup.path.empty()) return;
   if (!write_text(cgroup.path + "/cgroup.kill", "1")) {

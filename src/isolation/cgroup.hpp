@@ -18,6 +18,11 @@ struct Cgroup {
 Cgroup cgroup_create(const std::string& name, std::int64_t memory_max, std::int64_t pids_max);
 // Moves `pid` into it. False when the kernel refused.
 bool cgroup_add(const Cgroup& cgroup, pid_t pid);
+// Asks the kernel to freeze (or thaw) every process in the cgroup at `path` (cgroup.freeze).
+// False when the file cannot be written (no cgroup v2 freezer).
+bool cgroup_request_freeze(const std::string& path, bool frozen);
+// Freezing is asynchronous: waits up to ~1 s for cgroup.events to say it is done.
+bool cgroup_wait_frozen(const std::string& path);
 // Kills every process in it and removes it (waits up to ~1 s for the processes to go).
 void cgroup_remove(const Cgroup& cgroup);
 

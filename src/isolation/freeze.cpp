@@ -6,32 +6,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
-#include <sstream>
-#include <thread>
+#include <iterator>
+
+#include "isolation/cgroup.hpp"
 
 namespace kbv::isolation {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) return false;
-  out << text;
-  out.flush();
-  return static_cast<bool>(out);
-}
-
 // The pid a pidfd refers to, from /proc/self/fdinfo ("Pid:\t<n>"); -1 when it has ended.
 pid_t pid_of_pidfd(int pidfd) {
-  std::istringstream in(read_text("/proc/self/fdinfo/" + std::to_string(pidfd)));
+  std::ifstream in("/proc/self/fdinfo/" + std::to_string(pidfd));
   for (std::string line; std::getline(in, line);)
     if (line.rfind("Pid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(4)));
   return -1;
@@ -43,11 +28,15 @@ std::string pid_namespace(pid_t pid) {
   return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "";
 }
 
-bool cgroup_is_frozen(const std::string& cgroup) {
-  std::istringstream in(read_text(cgroup + "/cgroup.events"));
-  for (std::string key, value; in >> key >> value;)
-    if (key == "frozen") return value == "1";
-  return false;
+// State 'T' (stopped by a signal) or 't' (traced stop) in /proc/<pid>/stat; a process that has
+// ended counts as stopped (it runs no more).
+bool process_stopped(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  char state = stat[paren + 2];
+  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
 }
 
 }  // namespace
@@ -57,7 +46,9 @@ std::vector<pid_t> namespace_processes(int inner_pidfd) {
   const pid_t first = inner_pidfd >= 0 ? pid_of_pidfd(inner_pidfd) : -1;
   if (first <= 0) return out;
   const std::string ns = pid_namespace(first);
-  if (ns.empty()) return out;
+  // A sandbox launched without a PID namespace of its own shares the caller's: its "namespace"
+  // is the whole machine (the caller and kbv included), never something to stop.
+  if (ns.empty() || ns == pid_namespace(::getpid())) return out;
   DIR* proc = ::opendir("/proc");
   if (!proc) return out;
   while (dirent* e = ::readdir(proc)) {
@@ -71,43 +62,52 @@ std::vector<pid_t> namespace_processes(int inner_pidfd) {
 }
 
 SandboxFreeze::SandboxFreeze(const Launched& launched) {
-  if (!launched.cgroup.empty()) {
-    if (write_text(launched.cgroup + "/cgroup.freeze", "1")) {
-      cgroup_ = launched.cgroup;
-      // Freezing is asynchronous: the kernel says when every task has stopped.
-      for (int i = 0; i < 200 && !cgroup_is_frozen(cgroup_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      if (!cgroup_is_frozen(cgroup_)) error_ = "the sandbox's cgroup did not report frozen within 1 s";
-      return;
-    }
+  if (!launched.cgroup.empty() && cgroup_request_freeze(launched.cgroup, true)) {
+    cgroup_ = launched.cgroup;  // asked to freeze: thawed in any case
+    if (!cgroup_wait_frozen(cgroup_)) error_ = "the sandbox's cgroup did not report frozen within 1 s";
+    return;
   }
-  // No cgroup: stop what runs in its PID namespace until a pass finds nothing new (a process
-  // forked between two passes is caught by the next; a stopped one forks no more).
+  // No cgroup: SIGSTOP to what runs in its PID namespace, in passes, until one pass finds every
+  // process stopped at once (a process forked, or continued by a not-yet-stopped one, between
+  // two passes is stopped by the next; once all are stopped none can fork or continue another).
   // Signals go through pidfds, checked to be in the namespace after opening: a pid that ended
   // and was reused by a process outside the sandbox is never stopped or continued.
   const pid_t first = launched.inner_pidfd >= 0 ? pid_of_pidfd(launched.inner_pidfd) : -1;
   const std::string ns = first > 0 ? pid_namespace(first) : "";
-  for (int pass = 0; pass < 16 && !ns.empty(); ++pass) {
-    bool found_new = false;
+  if (ns.empty() || ns == pid_namespace(::getpid())) {
+    error_ = "the sandbox has no cgroup and no PID namespace of its own: nothing can freeze it alone";
+    return;
+  }
+  for (int pass = 0; pass < 64; ++pass) {
+    bool all_stopped = true;
     for (pid_t pid : namespace_processes(launched.inner_pidfd)) {
-      if (std::find(stopped_.begin(), stopped_.end(), pid) != stopped_.end()) continue;
-      int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+      if (process_stopped(pid)) continue;
+      all_stopped = false;
+      auto known = std::find(stopped_.begin(), stopped_.end(), pid);
+      int fd = known != stopped_.end() ? pidfds_[static_cast<std::size_t>(known - stopped_.begin())]
+                                       : static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
       if (fd < 0) continue;
-      if (pid_namespace(pid) == ns && ::syscall(SYS_pidfd_send_signal, fd, SIGSTOP, nullptr, 0) == 0) {
-        stopped_.push_back(pid);
-        pidfds_.push_back(fd);
-        found_new = true;
-      } else {
-        ::close(fd);
+      bool ok = pid_namespace(pid) == ns && ::syscall(SYS_pidfd_send_signal, fd, SIGSTOP, nullptr, 0) == 0;
+      if (known == stopped_.end()) {
+        if (ok) {
+          stopped_.push_back(pid);
+          pidfds_.push_back(fd);
+        } else {
+          ::close(fd);
+        }
       }
     }
-    if (!found_new) break;
-    if (pass == 15) error_ = "processes kept appearing in the sandbox while it was being stopped";
+    if (all_stopped) {
+      if (stopped_.empty()) error_ = "no process of the sandbox could be found to stop";
+      return;
+    }
+    ::usleep(2000);  // SIGSTOP is delivered asynchronously: let it land before looking again
   }
-  if (stopped_.empty() && error_.empty()) error_ = "no process of the sandbox could be found to stop";
+  error_ = "the sandbox's processes kept running (or appearing) while it was being stopped";
 }
 
 SandboxFreeze::~SandboxFreeze() {
-  if (!cgroup_.empty()) write_text(cgroup_ + "/cgroup.freeze", "0");
+  if (!cgroup_.empty()) cgroup_request_freeze(cgroup_, false);
   for (int fd : pidfds_) {
     ::syscall(SYS_pidfd_send_signal, fd, SIGCONT, nullptr, 0);
     ::close(fd);

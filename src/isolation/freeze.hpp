@@ -2,8 +2,10 @@
 // Stops every process of a running sandbox for a while, and lets them go on afterwards: the
 // judge's own work (compiling the torch_compile baseline) then runs without the candidate's
 // processes competing for the CPUs. With the sandbox's cgroup, its cgroup.freeze; without one,
-// SIGSTOP to every process of its PID namespace (found through /proc, until none is left
-// running: a stopped process cannot start another), SIGCONT to the same ones afterwards.
+// SIGSTOP to every process of its PID namespace (found through /proc, in passes until all are
+// stopped at once: a stopped process can neither start nor continue another), SIGCONT to the
+// same ones afterwards. A sandbox with neither a cgroup nor a PID namespace of its own is not
+// frozen (frozen() false): its "namespace" would be the whole machine.
 #include <sys/types.h>
 
 #include <string>

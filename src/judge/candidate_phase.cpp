@@ -65,6 +65,17 @@ std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
   return out;
 }
 
+// The sandbox says the candidate needs CUDA. Skipped only when the judge sees it too: a CPU
+// device and CUDA in the candidate's own source. Otherwise a candidate could turn its failure
+// into a skip (left out of every figure) by raising kbv's own exception itself, as it can reach
+// it through the hooked load_inline.
+Ending needs_cuda_ending(const std::string& message, bool cpu_device, const std::string& candidate_path) {
+  static const std::regex cuda_source(R"(cuda_sources|__global__|with_cuda|\.cuh?['"])");
+  if (cpu_device && std::regex_search(read_text(candidate_path), cuda_source))
+    return Ending{Outcome::skipped, "candidate needs CUDA (" + message + "); run it with --device cuda"};
+  return Ending{Outcome::runtime_error, "the candidate's build stopped: " + message};
+}
+
 // The message of a "failed" answer, whatever the sandbox put there.
 std::string failure_message(const nlohmann::json& reply, const std::string& fallback) {
   auto it = reply.find("message");
@@ -103,14 +114,7 @@ void Judgement::await_build() {
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
     std::string kind = f.str("kind", 32), message = first_line(f.str("message", 8000));
-    if (kind == "needs_cuda") {
-      // Skipped only when the judge sees it too: a CPU device and CUDA in the candidate's own
-      // source. Otherwise a candidate could turn its failure into a skip by raising this.
-      static const std::regex cuda_source(R"(cuda_sources|__global__|with_cuda\s*=\s*True|\.cu['"])");
-      if (!device_.is_cuda() && std::regex_search(read_text(job_.candidate_path), cuda_source))
-        throw Ending{Outcome::skipped, "candidate needs CUDA (" + message + "); run it with --device cuda"};
-      throw Ending{Outcome::runtime_error, "the candidate's build stopped: " + message};
-    }
+    if (kind == "needs_cuda") throw needs_cuda_ending(message, !device_.is_cuda(), job_.candidate_path);
     throw Ending{kind == "runtime_error" ? Outcome::runtime_error : Outcome::compile_error, message};
   }
 }
@@ -136,7 +140,10 @@ void Judgement::finish_build_only() {
   verdict_.build = build;
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
-    throw Ending{f.str("kind", 32) == "needs_cuda" ? Outcome::skipped : Outcome::compile_error, first_line(f.str("message", 8000))};
+    std::string message = first_line(f.str("message", 8000));
+    // kbv run's build phase resolves no device: the job says which it is.
+    if (f.str("kind", 32) == "needs_cuda") throw needs_cuda_ending(message, job_.device == "cpu", job_.candidate_path);
+    throw Ending{Outcome::compile_error, message};
   }
   enter(Stage::built);
   throw Ending{Outcome::skipped, "build only (kbv run's build phase)"};

@@ -174,6 +174,12 @@ void Judgement::check_correctness() {
       try {
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
+        // A hidden-test list went through Model before the candidate ran at all: failing now
+        // is no property of the list, and skipping it would drop the file's check.
+        if (spec.kind == DistributionKind::hidden_file)
+          throw Ending{Outcome::internal_error, spec.name + ": Model ran this list before the candidate's calls and fails "
+                                                "on it now (device memory taken?): " +
+                                                    first_line(torch_host::describe_python_error(e).one_line())};
         skip = true;
         d.reason = "the reference raised " + first_line(torch_host::describe_python_error(e).one_line());
       }

@@ -86,8 +86,10 @@ class Judgement {
   // The protocol's distributions with the hidden-test file's at secret places among them.
   std::vector<DistributionSpec> correctness_distributions() const;
   // What timed rounds and strict's untimed calls draw from (each with a fresh seed): the
-  // protocol's distributions but reinit_params, and the hidden lists shaped like get_inputs().
+  // protocol's distributions but reinit_params; and, checked but never counted, the hidden
+  // lists shaped like get_inputs().
   std::vector<DistributionSpec> timed_distributions() const;
+  std::vector<DistributionSpec> timed_hidden_distributions() const;
   ArgList inputs_of(const DistributionSpec& spec);
   void audit_problem();
   nlohmann::json init_inputs_json() const;

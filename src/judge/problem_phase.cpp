@@ -111,6 +111,11 @@ std::vector<DistributionSpec> Judgement::timed_distributions() const {
   std::vector<DistributionSpec> kinds;
   for (const auto& spec : protocol_.distributions(job_.secret))
     if (spec.kind != DistributionKind::reinit_params) kinds.push_back(spec);
+  return kinds;
+}
+
+std::vector<DistributionSpec> Judgement::timed_hidden_distributions() const {
+  std::vector<DistributionSpec> kinds;
   for (const auto& spec : hidden_distributions(hidden_, 0))
     if (hidden_.timeable[static_cast<std::size_t>(spec.input_set)]) kinds.push_back(spec);
   return kinds;

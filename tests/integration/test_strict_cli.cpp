@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -151,6 +153,36 @@ TEST(StrictCli, AReductionThatSamplesItsTermsFailsOnSparseSpikes) {
   // (the hack's docstring); strict's untimed calls draw sparse_spike again and catch it then.
   EXPECT_TRUE(status["sparse_spike"] == "fail" || flags_of(strict).count("result_reuse")) << strict.context();
   EXPECT_EQ(status["normal"], "pass") << strict.context();
+}
+
+// kbv's own needs-CUDA exception raised by a wrong candidate with no CUDA in it: its own failure,
+// never a skip (left out of every figure) -- through kbv eval, and through kbv run, whose build
+// phase (a build-only worker) decides it too.
+TEST(StrictCli, RaisingKbvsNeedsCudaIsNoSkip) {
+  auto r = eval_hack(kRelu, "raises_needs_cuda.py", "strict", {"--no-timing"});
+  EXPECT_EQ(r.outcome(), "runtime_error") << r.context();
+
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("kbv-needs-cuda-run-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "suite/level1");
+  fs::create_directories(root / "runs/m");
+  fs::copy_file(kRelu, root / "suite/level1/19_ReLU.py");
+  fs::copy_file(kHacks + "raises_needs_cuda.py", root / "runs/m/level_1_problem_19_sample_0_kernel.py");
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+               "--db", (root / "kbv.db").string(), "--protocol", "standard", "--gpus", "cpu", "--jobs", "1",
+               "--build-dir", testing::build_dir()};
+  auto run = run_process(spec, Clock::now() + std::chrono::seconds(600));
+  ASSERT_EQ(run.exit_code, 0) << run.output_head << run.output_tail;
+  ProcessSpec report;
+  report.argv = {testing::kBin + "/kbv", "report", "--db", (root / "kbv.db").string(), "--csv", (root / "v.csv").string(), "--quiet"};
+  ASSERT_EQ(run_process(report, Clock::now() + std::chrono::seconds(120)).exit_code, 0);
+  std::ifstream csv(root / "v.csv");
+  std::string all((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find(",runtime_error,"), std::string::npos) << all;
+  EXPECT_EQ(all.find(",skipped,"), std::string::npos) << all;
+  fs::remove_all(root);
 }
 
 TEST(StrictCli, PyTorchOnlyRewriteIsReportedNotFailed) {

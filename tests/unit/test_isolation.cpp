@@ -264,7 +264,10 @@ TEST(Isolation, AFrozenSandboxRunsNothingUntilThawed) {
   fs::path log = scratch() / "writable" / "frozen.log";
   fs::remove(log);
   const std::string writer = "while :; do echo x >> " + log.string() + "; sleep 0.005; done";
-  auto spec = bash("(" + writer + ") & setsid bash -c '" + writer + "' & echo started; exec sleep 300");
+  // ...and, inside a PID namespace of its own ($$ is 1 there), one that keeps sending SIGCONT to
+  // everything it may signal, to undo a stop.
+  auto spec = bash("(" + writer + ") & setsid bash -c '" + writer + "' & "
+                   "if [ $$ = 1 ]; then (while :; do kill -CONT -1 2>/dev/null; done) & fi; echo started; exec sleep 300");
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
   spec.fds = {{out[1], 1}};
@@ -292,6 +295,23 @@ TEST(Isolation, AFrozenSandboxRunsNothingUntilThawed) {
   auto size_thawed = fs::file_size(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_GT(fs::file_size(log), size_thawed) << "the sandbox did not run again after the freeze";
+  end_sandbox(l);
+}
+
+// Without a cgroup or a PID namespace of its own the sandbox shares the judge's namespace: a
+// freeze by signals would stop the judge and kbv too, so it must refuse.
+TEST(Isolation, NoFreezeWithoutANamespaceOfItsOwn) {
+  auto spec = shell("echo started; exec sleep 300");
+  spec.use_namespaces = false;
+  spec.use_cgroup = false;
+  Launched l = launch_sandbox(spec);
+  {
+    SandboxFreeze frozen(l);
+    EXPECT_FALSE(frozen.frozen());
+    EXPECT_EQ(frozen.stopped(), 0u);
+    EXPECT_NE(frozen.error().find("no PID namespace"), std::string::npos) << frozen.error();
+  }
+  EXPECT_TRUE(namespace_processes(l.inner_pidfd).empty());
   end_sandbox(l);
 }
 

@@ -24,6 +24,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/timing_note.hpp"
 #include "cuda/stream_gate.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/distributions.hpp"
@@ -430,6 +431,7 @@ void Judgement::measure_time() {
     for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / candidate_net(raw[0][r], hop, below));
     result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
   }
+  if (auto note = budget_note(result, cuda)) warn(*note);
   verdict_.timing = result;
 }
 

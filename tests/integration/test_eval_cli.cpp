@@ -51,6 +51,19 @@ TEST(EvalCli, WrongCandidateIsIncorrectWithErrors) {
   EXPECT_GT(r.verdict["correctness"]["distributions"][0]["max_abs_err"].get<double>(), 1e-3);
 }
 
+// A budget too short for the +-1% target: the verdict says so, and how far it got.
+TEST(EvalCli, ABudgetThatRunsOutSaysWhy) {
+  auto r = testing::run_kbv_eval({kRelu, candidate("relu_shape_shortcut.py"), "--protocol", "standard", "--time-budget", "0.01"},
+                                 "cpu");
+  ASSERT_EQ(outcome(r), "correct") << context(r);
+  ASSERT_EQ(r.verdict["timing"]["stop_reason"], "budget") << context(r);
+  bool said = false;
+  for (const auto& w : r.verdict["warnings"])
+    said = said || (w.get<std::string>().find("not the +-1% target: the time budget ran out") != std::string::npos &&
+                    w.get<std::string>().find("noisiest series is") != std::string::npos);
+  EXPECT_TRUE(said) << context(r);
+}
+
 TEST(EvalCli, CorrectCandidateGetsCpuTimingAgainstOneBaseline) {
   auto r = run_kbv({kRelu, fixture("relu_print_flood.py"), "--protocol", "strict"});
   ASSERT_EQ(outcome(r), "correct") << context(r);

@@ -4,7 +4,7 @@
 
 namespace kbv {
 
-std::optional<std::string> budget_note(const TimingResult& t, bool gpu) {
+std::optional<std::string> budget_note(const TimingResult& t) {
   if (t.stop_reason != "budget") return std::nullopt;
   const SpeedupResult* primary = nullptr;
   for (const auto& s : t.speedups)
@@ -27,15 +27,17 @@ std::optional<std::string> budget_note(const TimingResult& t, bool gpu) {
   if (noisiest)
     note += fmt::format("; the noisiest series is {} (half its interquartile range is {:.2g}% of its median)", noisiest->name,
                         spread * 100);
-  if (gpu)
-    for (const auto& s : t.series)
-      if (s.median_ms < kCrossProcessResolutionMs) {
-        note += fmt::format("; {} takes {:.4f} ms, within the resolution of timing across processes (~{:g} ms): its "
-                            "figures say little about the kernel",
-                            s.name, s.median_ms, kCrossProcessResolutionMs);
-        break;
-      }
   return note;
+}
+
+std::optional<std::string> resolution_note(const TimingResult& t, bool gpu) {
+  if (!gpu) return std::nullopt;
+  for (const auto& s : t.series)
+    if (s.samples > 0 && s.median_ms < kCrossProcessResolutionMs)
+      return fmt::format("timing: {} takes {:.4f} ms, within the resolution of timing across processes (~{:g} ms): its "
+                         "speedups say little about the kernel",
+                         s.name, s.median_ms, kCrossProcessResolutionMs);
+  return std::nullopt;
 }
 
 }  // namespace kbv

@@ -13,9 +13,13 @@ namespace kbv {
 // processes on the GPU: the hop's own jitter is a few us and no call is credited below 2 us.
 inline constexpr double kCrossProcessResolutionMs = 0.01;
 
-// For a timing that stopped on its budget: the interval reached against the target, the series
-// that varied most (its interquartile range against its median) and, on the GPU, a series whose
-// median is within the cross-process resolution. nullopt when it converged or has no speedup.
-std::optional<std::string> budget_note(const TimingResult& timing, bool gpu);
+// For a timing that stopped on its budget: the interval reached against the target and the
+// series that varied most (its interquartile range against its median). nullopt when it
+// converged or has no speedup.
+std::optional<std::string> budget_note(const TimingResult& timing);
+
+// On the GPU, converged or not: a series whose median is within the cross-process resolution,
+// where a speedup says little about the kernel. nullopt when none is (or on the CPU).
+std::optional<std::string> resolution_note(const TimingResult& timing, bool gpu);
 
 }  // namespace kbv

@@ -431,7 +431,8 @@ void Judgement::measure_time() {
     for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / candidate_net(raw[0][r], hop, below));
     result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
   }
-  if (auto note = budget_note(result, cuda)) warn(*note);
+  if (auto note = budget_note(result)) warn(*note);
+  if (auto note = resolution_note(result, cuda)) warn(*note);
   verdict_.timing = result;
 }
 

@@ -28,23 +28,31 @@ TimingResult budget_run() {
 }
 
 TEST(TimingNote, SaysWhyTheTargetWasNotReached) {
-  auto note = budget_note(budget_run(), true);
+  auto note = budget_note(budget_run());
   ASSERT_TRUE(note.has_value());
   EXPECT_NE(note->find("+-1.5% in 454 rounds, not the +-1% target"), std::string::npos) << *note;
   EXPECT_NE(note->find("noisiest series is eager_tf32_on (half its interquartile range is 12%"), std::string::npos) << *note;
-  EXPECT_NE(note->find("candidate takes 0.0020 ms, within the resolution"), std::string::npos) << *note;
 }
 
-TEST(TimingNote, NoResolutionRemarkOnTheCpuAndNoNoteWhenConverged) {
-  auto cpu = budget_note(budget_run(), false);
-  ASSERT_TRUE(cpu.has_value());
-  EXPECT_EQ(cpu->find("resolution"), std::string::npos) << *cpu;
+TEST(TimingNote, ACallWithinTheCrossProcessResolutionIsSaidOnTheGpuConvergedOrNot) {
+  TimingResult t = budget_run();
+  t.stop_reason = "converged";
+  for (auto& s : t.series) s.samples = 20;
+  auto note = resolution_note(t, true);
+  ASSERT_TRUE(note.has_value());
+  EXPECT_NE(note->find("candidate takes 0.0020 ms, within the resolution"), std::string::npos) << *note;
+  EXPECT_FALSE(resolution_note(t, false).has_value()) << "the CPU's clock has no hop to take out";
+  for (auto& s : t.series) s.median_ms = 0.25;
+  EXPECT_FALSE(resolution_note(t, true).has_value());
+}
+
+TEST(TimingNote, NoBudgetNoteWhenConverged) {
   TimingResult converged = budget_run();
   converged.stop_reason = "converged";
-  EXPECT_FALSE(budget_note(converged, true).has_value());
+  EXPECT_FALSE(budget_note(converged).has_value());
   TimingResult no_speedup = budget_run();
   no_speedup.speedups.clear();
-  EXPECT_FALSE(budget_note(no_speedup, true).has_value());
+  EXPECT_FALSE(budget_note(no_speedup).has_value());
 }
 
 }  // namespace

@@ -39,16 +39,18 @@ bool process_stopped(pid_t pid) {
   return state == 'T' || state == 't' || state == 'Z' || state == 'X';
 }
 
-}  // namespace
-
-std::vector<pid_t> namespace_processes(int inner_pidfd) {
-  std::vector<pid_t> out;
+// The PID namespace whose first process `inner_pidfd` is, when it is not the caller's own: a
+// sandbox launched without a PID namespace shares the caller's, whose "namespace" is the whole
+// machine (the caller and kbv included), never something to stop. "" then, or when it ended.
+std::string own_namespace(int inner_pidfd) {
   const pid_t first = inner_pidfd >= 0 ? pid_of_pidfd(inner_pidfd) : -1;
-  if (first <= 0) return out;
-  const std::string ns = pid_namespace(first);
-  // A sandbox launched without a PID namespace of its own shares the caller's: its "namespace"
-  // is the whole machine (the caller and kbv included), never something to stop.
-  if (ns.empty() || ns == pid_namespace(::getpid())) return out;
+  const std::string ns = first > 0 ? pid_namespace(first) : "";
+  return ns == pid_namespace(::getpid()) ? "" : ns;
+}
+
+std::vector<pid_t> processes_in(const std::string& ns) {
+  std::vector<pid_t> out;
+  if (ns.empty()) return out;
   DIR* proc = ::opendir("/proc");
   if (!proc) return out;
   while (dirent* e = ::readdir(proc)) {
@@ -61,6 +63,10 @@ std::vector<pid_t> namespace_processes(int inner_pidfd) {
   return out;
 }
 
+}  // namespace
+
+std::vector<pid_t> namespace_processes(int inner_pidfd) { return processes_in(own_namespace(inner_pidfd)); }
+
 SandboxFreeze::SandboxFreeze(const Launched& launched) {
   if (!launched.cgroup.empty() && cgroup_request_freeze(launched.cgroup, true)) {
     cgroup_ = launched.cgroup;  // asked to freeze: thawed in any case
@@ -72,15 +78,14 @@ SandboxFreeze::SandboxFreeze(const Launched& launched) {
   // two passes is stopped by the next; once all are stopped none can fork or continue another).
   // Signals go through pidfds, checked to be in the namespace after opening: a pid that ended
   // and was reused by a process outside the sandbox is never stopped or continued.
-  const pid_t first = launched.inner_pidfd >= 0 ? pid_of_pidfd(launched.inner_pidfd) : -1;
-  const std::string ns = first > 0 ? pid_namespace(first) : "";
-  if (ns.empty() || ns == pid_namespace(::getpid())) {
+  const std::string ns = own_namespace(launched.inner_pidfd);
+  if (ns.empty()) {
     error_ = "the sandbox has no cgroup and no PID namespace of its own: nothing can freeze it alone";
     return;
   }
   for (int pass = 0; pass < 64; ++pass) {
     bool all_stopped = true;
-    for (pid_t pid : namespace_processes(launched.inner_pidfd)) {
+    for (pid_t pid : processes_in(ns)) {
       if (process_stopped(pid)) continue;
       all_stopped = false;
       auto known = std::find(stopped_.begin(), stopped_.end(), pid);

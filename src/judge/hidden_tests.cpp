@@ -21,8 +21,7 @@ py::list all_lists(const HiddenTests& hidden, const InputSource& source, std::ui
 
 }  // namespace
 
-HiddenTests load_hidden_tests(const std::string& path, const py::module_& problem, const InputSource& source,
-                              std::uint64_t seed) {
+HiddenTests load_hidden_tests(const std::string& path, const py::module_& problem) {
   py::module_ util = py::module_::import("importlib.util");
   py::object spec = util.attr("spec_from_file_location")("kbv_hidden_tests", path);
   if (spec.is_none()) throw std::runtime_error("cannot import hidden-test file '" + path + "' as a Python module");
@@ -35,15 +34,19 @@ HiddenTests load_hidden_tests(const std::string& path, const py::module_& proble
   spec.attr("loader").attr("exec_module")(module);
   if (!py::hasattr(module, "get_hidden_inputs"))
     throw std::runtime_error("hidden-test file '" + path + "' defines no get_hidden_inputs()");
-  HiddenTests hidden{module.attr("get_hidden_inputs"), 0};
+  return HiddenTests{module.attr("get_hidden_inputs"), 0, {}};
+}
+
+std::vector<ArgList> hidden_input_lists(const HiddenTests& hidden, const InputSource& source, std::uint64_t seed) {
   py::list lists = all_lists(hidden, source, seed);
-  if (lists.empty()) throw std::runtime_error("get_hidden_inputs() in '" + path + "' returned no input list");
-  for (std::size_t i = 0; i < lists.size(); ++i)
+  if (lists.empty()) throw std::runtime_error("get_hidden_inputs() returned no input list");
+  std::vector<ArgList> out;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
     if (!py::isinstance<py::list>(lists[i]) && !py::isinstance<py::tuple>(lists[i]))
-      throw std::runtime_error("get_hidden_inputs() in '" + path + "': item " + std::to_string(i) +
-                               " is not a list of inputs");
-  hidden.sets = static_cast<int>(lists.size());
-  return hidden;
+      throw std::runtime_error("get_hidden_inputs(): item " + std::to_string(i) + " is not a list of inputs");
+    out.push_back(args_on_device(lists[i], source));
+  }
+  return out;
 }
 
 std::vector<DistributionSpec> hidden_distributions(const HiddenTests& hidden, std::uint64_t seed) {

@@ -4,8 +4,8 @@
 // file as trusted input, like the problem itself, and checks the candidate on each list as one
 // more correctness distribution, "hidden_1".."hidden_N". The file is no secret (a candidate may
 // read it), so its lists must not be told apart from the rest: they run at secret places among
-// the protocol's distributions, and those shaped like get_inputs() are drawn in timed (and
-// randomly checked) rounds too.
+// the protocol's distributions, and those shaped like get_inputs() are drawn in one timed round
+// in four too, always checked and never counted (timing_phase.cpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,7 +19,7 @@ namespace kbv::judge {
 
 struct HiddenTests {
   pybind11::object get_hidden_inputs;  // the file's function; none when no file was given
-  int sets = 0;                        // how many input lists it returns
+  int sets = 0;                        // how many input lists it returns (the same under every seed)
   std::vector<bool> timeable;          // per list: shaped like get_inputs() (same sizes, strides, dtypes, values)
 };
 
@@ -28,12 +28,14 @@ struct HiddenTests {
 bool same_layout(const ArgList& a, const ArgList& b);
 
 // Imports `path` with the problem module's public names already in its namespace (a hidden-test
-// file written next to its problem may use the problem's size constants), calls
-// get_hidden_inputs() once under `seed` to count its lists, and checks its shape. Throws
-// std::runtime_error (a problem_error) when the file has no such function or it returns
-// anything but a non-empty list of lists.
-HiddenTests load_hidden_tests(const std::string& path, const pybind11::module_& problem, const InputSource& source,
-                              std::uint64_t seed);
+// file written next to its problem may use the problem's size constants). Throws
+// std::runtime_error (a problem_error) when the file defines no get_hidden_inputs(); `sets` and
+// `timeable` are the caller's to fill from hidden_input_lists().
+HiddenTests load_hidden_tests(const std::string& path, const pybind11::module_& problem);
+
+// Every list get_hidden_inputs() returns under `seed`, as arguments on the device (cast like
+// get_inputs()'s). Throws std::runtime_error unless it returns a non-empty list of lists.
+std::vector<ArgList> hidden_input_lists(const HiddenTests& hidden, const InputSource& source, std::uint64_t seed);
 
 // One distribution per input list, named hidden_1..hidden_N, all drawn under `seed`.
 std::vector<DistributionSpec> hidden_distributions(const HiddenTests& hidden, std::uint64_t seed);

@@ -87,18 +87,19 @@ void Judgement::load_hidden() {
   // Drawn under the protocol's first seed: fixed for standard and verified, secret for strict.
   const std::uint64_t seed = protocol_.distributions(job_.secret).front().seed;
   hidden_ = guarded(Outcome::problem_error, "hidden-test file",
-                    [&] { return load_hidden_tests(job_.hidden_tests_path, problem_, source_, seed); });
+                    [&] { return load_hidden_tests(job_.hidden_tests_path, problem_); });
+  const std::vector<ArgList> lists = guarded(Outcome::problem_error, "hidden-test file",
+                                             [&] { return hidden_input_lists(hidden_, source_, seed); });
+  hidden_.sets = static_cast<int>(lists.size());
   const ArgList like = guarded(Outcome::problem_error, "get_inputs()", [&] { return draw_inputs(source_, seed); });
   const std::string size_hint = job_.size == "small" && py::hasattr(problem_, "KBV_SMALL")
                                     ? " (Model runs at the problem's KBV_SMALL size here; hidden-test files are written for "
                                       "its default size: use --size default)"
                                     : "";
-  for (const auto& spec : hidden_distributions(hidden_, seed)) {
-    ArgList inputs = guarded(Outcome::problem_error, spec.name + ": get_hidden_inputs()", [&] { return inputs_of(spec); });
-    guarded(Outcome::problem_error, "hidden-test file: " + spec.name + " through Model" + size_hint, [&] {
-      return reference_outputs(inputs, nullptr).size();
-    });
-    hidden_.timeable.push_back(same_layout(inputs, like));
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    guarded(Outcome::problem_error, "hidden-test file: hidden_" + std::to_string(i + 1) + " through Model" + size_hint,
+            [&] { return reference_outputs(lists[i], nullptr).size(); });
+    hidden_.timeable.push_back(same_layout(lists[i], like));
   }
 }
 

@@ -447,7 +447,7 @@ void Judgement::check_untimed_calls() {
   std::mt19937_64 rng(job_.secret ^ 0x756e74696d6564ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
   const Tolerance tol = tolerance();
   std::vector<DistributionSpec> kinds = timed_distributions();
-  for (const auto& h : timed_hidden_distributions()) kinds.push_back(h);  // no gate here: any layout
+  for (const auto& h : timed_hidden_distributions()) kinds.push_back(h);  // checked calls, as in timing
   for (int call = 0; call < 8; ++call) {
     DistributionSpec spec = kinds[rng() % kinds.size()];
     spec.seed = rng();

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines demo.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -214,6 +214,34 @@ print(sys.argv[1].split("/")[-1], v["outcome"], "compile_s=%s" % t.get("torch_co
       "speedups=%s" % sp, "series_ms=%s" % ser, "hidden=%s" % d, "warnings=%s" % [w[:120] for w in v.get("warnings", [])])
 PYEOF
   done | tee -a "$OUT/baselines_summary.md"
+fi
+
+# Baselines the candidate cannot slow, and memory the judge sees (docs/checks.md): the honest
+# controls (their hop against the idle device's, the sandbox frozen), the persistent kernel
+# (device_busy), the burners, the parked gigabyte (process_bytes). One evaluation at a time.
+if [[ " $STEPS " == *" idle "* ]]; then
+  echo "== idle: frozen baselines, device_busy, process memory"
+  P=examples/problems/level1; H=examples/hacks; C=examples/candidates
+  ev() {  # name protocol problem candidate
+    "$BUILD/bin/kbv" eval "$3" "$4" --device cuda:0 --protocol "$2" --json "$OUT/i_$1.json" --quiet \
+      --build-dir /tmp/kbv-builds --time-budget 1 --run-timeout 120 >>"$OUT/idle.log" 2>&1
+  }
+  # Build the extensions in parallel first (correctness only), then evaluate one at a time.
+  for c in "$C/relu_cuda.py" "$C/swish_cuda.py" "$H/persistent_kernel.py"; do
+    "$BUILD/bin/kbv" eval "$P/19_ReLU.py" "$c" --device cuda:0 --no-timing --build-dir /tmp/kbv-builds --quiet >>"$OUT/idle.log" 2>&1 &
+  done; wait
+  ev relu_cuda_strict strict "$P/19_ReLU.py" "$C/relu_cuda.py"
+  ev swish_cuda_strict strict "$P/7_Swish.py" "$C/swish_cuda.py"
+  ev swish_cuda_standard standard "$P/7_Swish.py" "$C/swish_cuda.py"
+  ev persistent_strict strict "$P/19_ReLU.py" "$H/persistent_kernel.py"
+  ev persistent_standard standard "$P/19_ReLU.py" "$H/persistent_kernel.py"
+  ev parked_strict strict "$P/19_ReLU.py" "$H/memory_parked_in_torch.py"
+  ev burners_standard standard "$P/94_MSELoss.py" "$H/burner_processes.py"
+  ev backend_state_standard standard "$P/40_Linear_ReLU.py" "$H/backend_state_at_import.py"
+  "$PY" scripts/summarize_verdicts.py "$OUT"/i_*.json | tee "$OUT/idle_summary.md"
+  for f in "$OUT"/i_*.json; do
+    "$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])); print(sys.argv[1].rsplit("/",1)[-1], v["outcome"], [f["evidence"][:300] for f in v.get("flags",[])], [w[:300] for w in v.get("warnings",[])], v.get("stage_seconds"))' "$f"
+  done
 fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it

@@ -31,13 +31,16 @@ def row(path):
         sp("eager_tf32_off"), sp("eager_tf32_on"),
         f"{t.get('rounds', '-')} {t.get('stop_reason', '')}",
         f"{gib(mc.get('peak_device_bytes'))} / {gib(mb.get('peak_device_bytes'))}" if m else "-",
+        (f"{t.get('hop_ms', 0):.3f} / {t['idle_hop_ms']:.3f} / {t.get('busy_hop_share', 0):.2f}" if "idle_hop_ms" in t else "-")
+        + (" frozen" if t.get("sandbox_frozen") else ""),
+        gib(mc.get("process_bytes")) if "process_bytes" in mc else "-",
         ", ".join(f["name"] for f in v.get("flags", [])) or "-",
         (v.get("reason") or "")[:90].replace("|", "/"),
     ]) + " |"
 
 
-print("| example | protocol | outcome | cand ms | eager ms (TF32 off) | eager ms (TF32 on) | speedup vs off [95% CI] | speedup vs on [95% CI] | rounds | peak device mem cand / base | flags | reason |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| example | protocol | outcome | cand ms | eager ms (TF32 off) | eager ms (TF32 on) | speedup vs off [95% CI] | speedup vs on [95% CI] | rounds | peak device mem cand / base | hop / idle hop ms / busy share | cand process mem | flags | reason |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for p in sorted(sys.argv[1:]):
     try:
         print(row(p))

@@ -5,7 +5,7 @@
 namespace kbv {
 namespace {
 
-constexpr std::array<FlagInfo, 11> kFlags{{
+constexpr std::array<FlagInfo, 12> kFlags{{
     {FlagName::input_mutated, "input_mutated", true},
     {FlagName::output_aliases_input, "output_aliases_input", true},
     {FlagName::result_reuse, "result_reuse", true},
@@ -15,6 +15,7 @@ constexpr std::array<FlagInfo, 11> kFlags{{
     {FlagName::implausible_speed, "implausible_speed", true},
     {FlagName::persisting_l2, "persisting_l2", true},
     {FlagName::build_cache_tampered, "build_cache_tampered", true},
+    {FlagName::device_busy, "device_busy", true},
     {FlagName::no_custom_kernel, "no_custom_kernel", false},
     {FlagName::degenerate, "degenerate", false},
 }};

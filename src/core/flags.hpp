@@ -17,6 +17,7 @@ enum class FlagName {
   implausible_speed,     // faster than writing its outputs at the device's peak bandwidth
   persisting_l2,         // the candidate set persisting-L2 state
   build_cache_tampered,  // a built extension changed after kbv recorded its hash
+  device_busy,           // the sandbox's context kept the GPU busy while the judge timed the baselines
   no_custom_kernel,      // informational: a PyTorch-only rewrite
   degenerate,            // informational: a trivial output passes every distribution
 };

@@ -43,8 +43,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeriesStats, name, samples, medi
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpeedupResult, baseline, median, ci_low, ci_high,
                                                 compare)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Flag, name, evidence)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryUse, peak_allocated_bytes, peak_device_bytes,
-                                                resident_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerdictLimits, compile_timeout_seconds, run_timeout_seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, method, candidate, baseline,
                                                 ratio_allocated, ratio_device, ratio_footprint)
@@ -97,6 +95,9 @@ void to_json(nlohmann::json& j, const TimingResult& t) {
                      {"hop_ms", t.hop_ms},         {"hop_samples", t.hop_samples},           {"gated", t.gated},
                      {"checked_calls", t.checked_calls}};
   put_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
+  j["sandbox_frozen"] = t.sandbox_frozen;
+  put_optional(j, "idle_hop_ms", t.idle_hop_ms);
+  put_optional(j, "busy_hop_share", t.busy_hop_share);
 }
 
 void from_json(const nlohmann::json& j, TimingResult& t) {
@@ -117,6 +118,23 @@ void from_json(const nlohmann::json& j, TimingResult& t) {
   get_field(j, "gated", t.gated);
   get_field(j, "checked_calls", t.checked_calls);
   get_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
+  get_field(j, "sandbox_frozen", t.sandbox_frozen);
+  get_optional(j, "idle_hop_ms", t.idle_hop_ms);
+  get_optional(j, "busy_hop_share", t.busy_hop_share);
+}
+
+void to_json(nlohmann::json& j, const MemoryUse& m) {
+  j = nlohmann::json{{"peak_allocated_bytes", m.peak_allocated_bytes},
+                     {"peak_device_bytes", m.peak_device_bytes},
+                     {"resident_bytes", m.resident_bytes}};
+  put_optional(j, "process_bytes", m.process_bytes);
+}
+
+void from_json(const nlohmann::json& j, MemoryUse& m) {
+  get_field(j, "peak_allocated_bytes", m.peak_allocated_bytes);
+  get_field(j, "peak_device_bytes", m.peak_device_bytes);
+  get_field(j, "resident_bytes", m.resident_bytes);
+  get_optional(j, "process_bytes", m.process_bytes);
 }
 
 void to_json(nlohmann::json& j, const DistributionResult& d) {

@@ -3,6 +3,7 @@
 // fills what it measured; the CLI adds the outcome of the process itself (timeouts, crashes).
 // Serialised as JSON with schema "kbv.verdict/1" (docs/verdict-schema.md); bump kSchema on any
 // change that renames or removes a field.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -157,6 +158,15 @@ struct TimingResult {
   // torch.compile(Model)'s first call (compilation, or a load from inductor's cache), when the
   // torch_compile series was asked for; its failure is a warning, not the candidate's.
   std::optional<double> torch_compile_seconds;
+  // Every baseline and hop sample was taken with the candidate's sandbox frozen (its cgroup's
+  // freezer, else SIGSTOP to its PID namespace): none of its processes ran meanwhile.
+  bool sandbox_frozen = false;
+  // GPU: the hop timed again once the sandbox had ended (its context gone, so an idle device),
+  // and the share of the timed rounds' hops above 1.25x that idle hop's 90th percentile + 20 us:
+  // work of the sandbox's context left on the GPU while the judge timed anything else
+  // (docs/checks.md, device_busy).
+  std::optional<double> idle_hop_ms;
+  std::optional<double> busy_hop_share;
 };
 
 struct MemoryUse {
@@ -164,8 +174,16 @@ struct MemoryUse {
   std::int64_t peak_device_bytes = 0;     // all device allocations incl. raw cudaMalloc
   std::int64_t resident_bytes = 0;        // held between calls: every tensor reachable from the
                                           // model object and its module's globals (held_memory.hpp)
-  // What running the model needs: what it holds plus the peak of one forward. Reports compare this.
-  std::int64_t footprint_bytes() const { return resident_bytes + peak_device_bytes; }
+  // Candidate: the device memory of its sandbox's processes as the driver accounts it (NVML, per
+  // process) above that of kbv's twin (a bare torch process with a CUDA context), the most the
+  // judge saw at random timed rounds, between calls and with a call queued. The judge's own
+  // observation, where the three figures above are the sandbox's account.
+  std::optional<std::int64_t> process_bytes;
+  // What running the model needs: what it holds plus the peak of one forward (or, when larger,
+  // its processes' whole device memory). Reports compare this.
+  std::int64_t footprint_bytes() const {
+    return std::max(resident_bytes + peak_device_bytes, process_bytes.value_or(0));
+  }
 };
 
 struct MemoryResult {
@@ -227,6 +245,8 @@ void from_json(const nlohmann::json& j, Outcome& o);
 void to_json(nlohmann::json& j, const ProblemInfo& p);
 void from_json(const nlohmann::json& j, ProblemInfo& p);
 void to_json(nlohmann::json& j, const TimingResult& t);
+void to_json(nlohmann::json& j, const MemoryUse& m);
+void from_json(const nlohmann::json& j, MemoryUse& m);
 void from_json(const nlohmann::json& j, TimingResult& t);
 void to_json(nlohmann::json& j, const DistributionResult& d);
 void from_json(const nlohmann::json& j, DistributionResult& d);

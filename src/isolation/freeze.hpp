@@ -35,5 +35,10 @@ class SandboxFreeze {
 
 // The host pids of the processes in the PID namespace whose first process is `inner_pidfd`.
 std::vector<pid_t> namespace_processes(int inner_pidfd);
+// Every process of a running sandbox (host pids): its cgroup's members, else its PID namespace's,
+// else its first process alone.
+std::vector<pid_t> sandbox_processes(const Launched& launched);
+// Whether SandboxFreeze can stop this sandbox at all (a cgroup, or a PID namespace of its own).
+bool can_freeze(const Launched& launched);
 
 }  // namespace kbv::isolation

@@ -186,13 +186,15 @@ void Judgement::stages() {
   await_build();
   construct_candidate();
   build_reference();
+  backend_state_ = torch_host::capture_backend_state();
   hand_over_weights();
   check_correctness();
   if (strict()) check_custom_kernel();
+  // Memory before timing: timing ends the sandbox on the GPU (its last check needs an idle device).
+  if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
   if (job_.timing.enabled) measure_time();
   else if (strict()) check_untimed_calls();
   if (strict()) check_speed_bound();
-  if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
   enter(Stage::done);
   // Strict: an integrity flag makes a numerically correct candidate incorrect.
   for (const auto& f : verdict_.flags)

@@ -36,6 +36,7 @@
 #include "judge/problem_audit.hpp"
 #include "judge/report_channel.hpp"
 #include "judge/runner_client.hpp"
+#include "torch_host/backend_state.hpp"
 #include "torch_host/forward.hpp"
 #include "torch_host/python_runtime.hpp"
 #include "torch_host/shared_tensor.hpp"
@@ -151,7 +152,9 @@ class Judgement {
   pybind11::object reference_;
   InputSource source_;
   HiddenTests hidden_;  // KernelBench-Verified hidden-test file, when the job names one
-  std::optional<pybind11::object> compiled_;  // torch.compile(Model), when the torch_compile series was asked for
+  std::optional<pybind11::object> compiled_;
+  // The backend switches as they were once Model was built; restored before every baseline sample.
+  torch_host::BackendState backend_state_;  // torch.compile(Model), when the torch_compile series was asked for
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;

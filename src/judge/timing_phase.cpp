@@ -18,14 +18,26 @@
 // generator, one round in kCheckOneIn) the judge reads the candidate's outputs right after E1 and
 // compares them with the reference of the same inputs, which is the TF32-off baseline's own
 // output of that round. A candidate cannot tell those calls from the others.
+//
+// The candidate cannot slow what it is compared with: the sandbox is frozen (isolation/freeze)
+// during every baseline and hop sample, so none of its processes runs then, and, on the GPU, the
+// hop is timed again once the sandbox has ended; rounds whose hop is well above that idle hop
+// mean work of the sandbox's context was still on the device while the judge timed the others
+// (device_busy). The judge also reads the sandbox's whole device memory from the driver (NVML,
+// per process) at random rounds, between calls and with a call queued.
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
+
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
 #include "core/timing_note.hpp"
+#include "cuda/process_memory.hpp"
 #include "cuda/stream_gate.hpp"
+#include "isolation/freeze.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
@@ -35,6 +47,7 @@
 #include "stats/median_ci.hpp"
 #include "stats/stopping_rule.hpp"
 #include "stats/summary.hpp"
+#include "torch_host/backend_state.hpp"
 #include "torch_host/device.hpp"
 
 namespace kbv::judge {
@@ -43,6 +56,14 @@ namespace {
 constexpr std::uint32_t kSlot = 0;
 constexpr int kCheckOneIn = 4;
 constexpr int kHiddenOneIn = 4;
+// The sandbox's device memory is read from the driver in one round in kMemoryOneIn, at most
+// kMemorySamples times (an NVML query takes about a millisecond).
+constexpr int kMemoryOneIn = 8;
+constexpr int kMemorySamples = 24;
+// device_busy: the idle hop is timed kIdleHops times once the sandbox has ended; a round's hop
+// above 1.25x the idle 90th percentile + 20 us is busy; more than kBusyShare of them is a flag.
+constexpr int kIdleHops = 40;
+constexpr double kBusyShare = 0.25;
 // A forward() that synchronises the gated stream waits this long before the gate opens by itself
 // (and the rest of the timing runs ungated, saying so).
 constexpr auto kGateTimeout = std::chrono::milliseconds(250);
@@ -192,6 +213,41 @@ void Judgement::measure_time() {
     return inputs_of(spec);
   };
 
+  // The driver's per-process view of the device (NVML): the device memory of the sandbox's
+  // processes above the twin's (a bare torch process), the most seen; and any process on the
+  // device that is none of the judge's, the sandbox's or the twin's (the device was shared, so a
+  // busy device is not the candidate's doing).
+  std::unique_ptr<cuda::ProcessMemory> nvml;
+  std::string nvml_error;
+  if (cuda) nvml = cuda::ProcessMemory::open(device_.index(), &nvml_error);
+  if (cuda && !nvml && verdict_.memory) warn("memory: the sandbox's device memory was not read from the driver: " + nvml_error);
+  std::optional<std::int64_t> process_bytes;
+  std::set<pid_t> other_processes;
+  int memory_samples = 0;
+  // `frozen_now`: the sandbox is frozen, so its processes can neither start nor end meanwhile and
+  // every pid NVML lists that is not among them is truly someone else's.
+  auto read_process_memory = [&](bool frozen_now) {
+    if (!nvml || memory_samples >= kMemorySamples) return;
+    ++memory_samples;
+    auto used = nvml->used();
+    if (!used) return;
+    std::set<pid_t> ours{::getpid()};
+    auto sum = [&](const RunnerClient& r) {
+      std::int64_t bytes = 0;
+      for (pid_t p : isolation::sandbox_processes(r.launched())) {
+        ours.insert(p);
+        if (auto it = used->find(p); it != used->end()) bytes += it->second;
+      }
+      return bytes;
+    };
+    const std::int64_t held = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
+    if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), held);
+    if (frozen_now)
+      for (const auto& [pid, bytes] : *used)
+        if (!ours.count(pid)) other_processes.insert(pid);
+  };
+  bool memory_round = false;
+
   auto sample = [&](const Callable& c, const ArgList& fresh, bool keep_outputs) -> Sample {
     Sample s;
     RunnerClient& runner = c.kind == Kind::candidate ? *sandbox_ : *twin_;
@@ -257,10 +313,14 @@ void Judgement::measure_time() {
       runner.release(seq);
       throw Ending{Outcome::internal_error, what + ": " + error};
     }
+    // Its forward() has returned and its work waits behind the gate: what it allocated for the
+    // call is still held.
+    if (c.kind == Kind::candidate && memory_round && gate) read_process_memory(false);
     if (c.kind == Kind::baseline) {
       // torch.compile(Model) ran once already: failing now is kbv's (or inductor's) fault, not the problem's.
       const Outcome failed = c.model.is(reference_) ? Outcome::problem_error : Outcome::internal_error;
       s.outputs = guarded(failed, what + ": Model.forward", [&] {
+        torch_host::restore_backend_state(backend_state_);
         torch_host::set_tf32(c.tf32);
         auto out = torch_host::call_forward(c.model, base_inputs);
         // On the CPU the sandbox copies its outputs out inside its call: the baseline pays the same.
@@ -326,8 +386,28 @@ void Judgement::measure_time() {
   const std::size_t n = callables.size();
   const std::size_t hop_index = n - 1;
   std::vector<std::vector<double>> raw(n);
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::vector<std::size_t> others;  // every callable but the candidate (index 0)
+  for (std::size_t i = 1; i < n; ++i) others.push_back(i);
+
+  // Frozen while anything but the candidate is timed. Thawed before the candidate's sample (and
+  // on any exit: the freeze ends with its object).
+  const bool freezable = isolation::can_freeze(sandbox_->launched());
+  if (!freezable)
+    warn("timing: the sandbox could not be frozen (no cgroup, no PID namespace of its own): its processes could run "
+         "while the baselines were timed");
+  std::optional<isolation::SandboxFreeze> freeze;
+  std::string freeze_error;
+  auto set_frozen = [&](bool want) {
+    if (!freezable) return true;
+    if (!want) {
+      freeze.reset();
+      return true;
+    }
+    if (!freeze) freeze.emplace(sandbox_->launched());
+    if (!freeze->frozen()) freeze_error = freeze->error();
+    return freeze->frozen();
+  };
+  int unfrozen_rounds = 0;
   int checked = 0, warm_rounds = 0;
   auto warm_start = SteadyClock::now();
   SteadyClock::time_point start;
@@ -339,13 +419,26 @@ void Judgement::measure_time() {
     // A hidden-test file's inputs are no secret (a candidate can recognise them by their values),
     // so a timed round on them is always checked: being right only when checked gains nothing.
     const bool check = !warming && (rng() % kCheckOneIn == 0 || drew_hidden);
-    std::shuffle(order.begin(), order.end(), rng);
+    // The candidate first or last, the others in a random order between freezing and thawing.
+    std::shuffle(others.begin(), others.end(), rng);
+    std::vector<std::size_t> order = others;
+    if (rng() % 2 == 0) order.insert(order.begin(), 0);
+    else order.push_back(0);
+    memory_round = round == 0 && warm_rounds == 0 ? true : rng() % kMemoryOneIn == 0;
     std::vector<Sample> round_samples(n);
-    bool fell_back = false;
-    for (std::size_t i : order) {
+    bool fell_back = false, frozen = true;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t i = order[k];
+      if (i == 0) {
+        set_frozen(false);
+      } else if (k == 0 || order[k - 1] == 0) {
+        frozen = set_frozen(true) && frozen;
+        if (memory_round && frozen && freezable) read_process_memory(true);  // between calls, nothing of it running
+      }
       round_samples[i] = sample(callables[i], fresh, check);
       fell_back = fell_back || round_samples[i].gate_timed_out;
     }
+    if (!frozen) ++unfrozen_rounds;
     if (fell_back && gated) {
       // forward() waited for the GPU while the gate held it (or queued more launches than fit):
       // time everything ungated from here, with the host's time inside the samples.
@@ -366,7 +459,9 @@ void Judgement::measure_time() {
       }
       continue;
     }
-    if (!drew_hidden)
+    // A round whose baselines were timed with the sandbox running is not counted.
+    const bool counted = !drew_hidden && frozen;
+    if (counted)
       for (std::size_t i = 0; i < n; ++i) raw[i].push_back(round_samples[i].ms);
     const auto& ref = round_samples[reference_index].outputs;
     // As in the correctness phase, a reference with NaN/Inf is nothing to compare with, unless
@@ -384,7 +479,7 @@ void Judgement::measure_time() {
       if (strict())
         if (auto e = find_input_mutation(fresh, slot_inputs(kSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
     }
-    if (drew_hidden) continue;
+    if (!counted) continue;
     ++round;
     // The ratio the verdict will report, as it stands after this round (the same hop rule).
     const double hop = median_of(raw[hop_index]);
@@ -396,6 +491,50 @@ void Judgement::measure_time() {
     for (std::size_t r = 0; r < raw[0].size(); ++r)
       deciding.push_back(net(raw[primary_index][r], hop) / candidate_net(raw[0][r], hop, below));
     decision = stats::should_stop(rule, deciding, std::chrono::duration<double>(SteadyClock::now() - start).count());
+  }
+  freeze.reset();
+  result.sandbox_frozen = freezable && unfrozen_rounds == 0;
+  if (unfrozen_rounds > 0)
+    warn("timing: " + std::to_string(unfrozen_rounds) + " round(s) not counted: the sandbox could not be frozen (" +
+         freeze_error + ")");
+  if (process_bytes && verdict_.memory) {
+    verdict_.memory->candidate.process_bytes = process_bytes;
+    verdict_.memory->ratio_footprint =
+        verdict_.memory->baseline.footprint_bytes() > 0
+            ? static_cast<double>(verdict_.memory->candidate.footprint_bytes()) / static_cast<double>(verdict_.memory->baseline.footprint_bytes())
+            : 0.0;
+  }
+  // device_busy: the hop again, once the sandbox has ended. Nothing of the candidate is left
+  // on the device then (its context went with its processes), so this is the hop of an idle
+  // device, against which the rounds' hops are judged. The sandbox is not needed after timing.
+  if (cuda && !raw[hop_index].empty()) {
+    sandbox_->stop();
+    std::vector<double> idle;
+    for (int k = 0; k < kIdleHops; ++k) idle.push_back(sample(callables[hop_index], {}, false).ms);
+    const double limit = 1.25 * stats::quantile(idle, 0.9) + 0.02;
+    const auto busy = std::count_if(raw[hop_index].begin(), raw[hop_index].end(), [&](double ms) { return ms > limit; });
+    const double share = static_cast<double>(busy) / static_cast<double>(raw[hop_index].size());
+    result.idle_hop_ms = median_of(idle);
+    result.busy_hop_share = share;
+    if (share > kBusyShare) {
+      const std::string evidence = std::to_string(busy) + " of " + std::to_string(raw[hop_index].size()) +
+                                   " rounds' hops above " + std::to_string(limit) + " ms (median " +
+                                   std::to_string(median_of(raw[hop_index])) + " ms; " + std::to_string(*result.idle_hop_ms) +
+                                   " ms once the sandbox had ended)";
+      if (!other_processes.empty()) {
+        // Another process had the device too: the busy hops cannot be told apart from its work.
+        std::string pids;
+        for (pid_t p : other_processes) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
+        warn("timing: the device was busy while the baselines were timed, " + evidence + ", and shared with process(es) " +
+             pids + " that are not this evaluation's; the speedups are not to be trusted");
+      } else if (strict()) {
+        flag(FlagName::device_busy, evidence + ": the sandbox's context kept the GPU busy while the baselines were timed" +
+                                        (nvml ? "" : " (no other process could be ruled out: " + nvml_error + ")"));
+      } else {
+        warn("timing: " + evidence + ": the sandbox's context kept the GPU busy while the baselines were timed; "
+             "the speedups are not to be trusted");
+      }
+    }
   }
   if (cuda) {
     cudaEventDestroy(e0);

@@ -85,6 +85,10 @@ std::string format_verdict(const Verdict& v) {
     if (t.torch_compile_seconds)
       line(fmt::format("    torch.compile(Model) took {:.1f} s to compile (or load from inductor's cache), outside every sample",
                        *t.torch_compile_seconds));
+    if (t.sandbox_frozen) line("    the candidate's sandbox was frozen during every baseline and hop sample");
+    if (t.idle_hop_ms && t.busy_hop_share)
+      line(fmt::format("    hop {:.4f} ms; {:.4f} ms once the sandbox had ended; {:.0f}% of the rounds' hops above the idle limit",
+                       t.hop_ms, *t.idle_hop_ms, *t.busy_hop_share * 100));
     for (const auto& s : t.series)
       line(fmt::format("    {:<16} median {:.4f} ms  IQR [{:.4f}, {:.4f}]  n={}", s.name, s.median_ms, s.q1_ms, s.q3_ms, s.samples));
     for (const auto& s : t.speedups)
@@ -98,6 +102,9 @@ std::string format_verdict(const Verdict& v) {
                      format_bytes(m.candidate.peak_device_bytes), format_bytes(m.candidate.resident_bytes)));
     line(fmt::format("    baseline   allocator {:>11}  device {:>11}  held {:>11}", format_bytes(m.baseline.peak_allocated_bytes),
                      format_bytes(m.baseline.peak_device_bytes), format_bytes(m.baseline.resident_bytes)));
+    if (m.candidate.process_bytes)
+      line(fmt::format("    candidate  its processes' device memory above a bare torch process (NVML): {}",
+                       format_bytes(*m.candidate.process_bytes)));
     line(fmt::format("    ratio      allocator {:.2f}x  device {:.2f}x  held + device {:.2f}x (candidate / baseline)", m.ratio_allocated,
                      m.ratio_device, m.ratio_footprint));
   }

@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // Stale after its first 12 calls: the judge checks outputs of timed calls
                       // in every protocol, so standard is incorrect too (unflagged there).
                       HackCase{"result_reuse_after_n.py", kRelu, "result_reuse", "incorrect"},
-                      HackCase{"nondeterministic.py", kRelu, "nondeterministic", "correct"}),
+                      HackCase{"nondeterministic.py", kRelu, "nondeterministic", "correct"},
+                      HackCase{"denormal_inputs.py", kRelu, "input_mutated", "correct"}),
     [](const ::testing::TestParamInfo<HackCase>& info) {
       std::string name = info.param.file.substr(0, info.param.file.size() - 3);
       for (auto& ch : name)
@@ -123,13 +124,34 @@ TEST_P(RouteGone, TheHackRunsAsItsHonestFallback) {
 INSTANTIATE_TEST_SUITE_P(CpuHacks, RouteGone,
                          ::testing::Values(RouteCase{"reference_reachable_gc.py", kRelu},
                                            RouteCase{"reference_reachable_import.py", kSwish},
-                                           RouteCase{"tampering_seed.py", kRelu}, RouteCase{"tampering_tf32.py", kLinear}),
+                                           RouteCase{"tampering_seed.py", kRelu}, RouteCase{"tampering_tf32.py", kLinear},
+                                           RouteCase{"backend_state_at_import.py", kLinear}),
                          [](const ::testing::TestParamInfo<RouteCase>& info) {
                            std::string name = info.param.file.substr(0, info.param.file.size() - 3);
                            for (auto& ch : name)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return name;
                          });
+
+// Helper processes that burn the cores whenever the candidate is not being called: the judge
+// freezes the sandbox around every baseline and hop sample, so they never run then.
+// Measured on this 2-core machine (bench/RESULTS.md, 2026-12-02): with the freeze turned off the
+// same reduction as the baseline read 1.2-11.7x (the baseline's median 12-24 ms); with it,
+// 0.23-0.58x (baseline 1.9-5.0 ms). A reduction large enough to run on every core: a tiny op is
+// rarely preempted at all.
+TEST(StrictCli, BurnerProcessesDoNotSlowTheBaseline) {
+  const std::string problem = testing::kSource + "/tests/integration/fixtures/burner/94_MSELoss_1M.py";
+  for (const std::string protocol : {"standard", "strict"}) {
+    auto r = testing::run_kbv_eval({problem, kHacks + "burner_processes.py", "--protocol", protocol, "--time-budget", "3"}, "cpu");
+    ASSERT_EQ(r.outcome(), "correct") << protocol << "\n" << r.context();
+    const auto& t = r.verdict["timing"];
+    EXPECT_TRUE(t["sandbox_frozen"].get<bool>()) << r.context();
+    double speedup = 0;
+    for (const auto& s : t["speedups"])
+      if (s["baseline"] == t["primary_baseline"]) speedup = s["median"].get<double>();
+    EXPECT_LT(speedup, 1.0) << "Model's own reduction against itself, inflated by slowing the baseline\n" << r.context();
+  }
+}
 
 // A candidate that turns stale after its first calls is met by the calls timing would make,
 // even with timing off.

@@ -1,0 +1,97 @@
+#include "cuda/process_memory.hpp"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace kbv::cuda {
+namespace {
+
+// nvml.h's nvmlProcessInfo_t for the _v2/_v3 queries; nvmlReturn_t is an int, 0 NVML_SUCCESS.
+struct NvmlProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+constexpr int kNvmlInsufficientSize = 7;
+constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
+
+using NvmlInit = int (*)();
+using NvmlShutdown = int (*)();
+using NvmlHandleByBusId = int (*)(const char*, void**);
+using NvmlProcesses = int (*)(void*, unsigned int*, NvmlProcessInfo*);
+
+}  // namespace
+
+struct ProcessMemory::Nvml {
+  void* lib = nullptr;
+  NvmlShutdown shutdown = nullptr;
+  NvmlProcesses processes = nullptr;
+  void* device = nullptr;
+  ~Nvml() {
+    if (shutdown) shutdown();
+    if (lib) ::dlclose(lib);
+  }
+};
+
+std::unique_ptr<ProcessMemory> ProcessMemory::open(int cuda_device, std::string* error) {
+  auto nvml = std::make_unique<Nvml>();
+  nvml->lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!nvml->lib) {
+    *error = "NVML (libnvidia-ml.so.1) cannot be loaded";
+    return nullptr;
+  }
+  auto init = reinterpret_cast<NvmlInit>(::dlsym(nvml->lib, "nvmlInit_v2"));
+  auto by_bus_id = reinterpret_cast<NvmlHandleByBusId>(::dlsym(nvml->lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  nvml->processes = reinterpret_cast<NvmlProcesses>(::dlsym(nvml->lib, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  if (!nvml->processes)
+    nvml->processes = reinterpret_cast<NvmlProcesses>(::dlsym(nvml->lib, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  if (!init || !by_bus_id || !nvml->processes) {
+    *error = "NVML lacks the per-process queries";
+    return nullptr;
+  }
+  if (init() != 0) {
+    *error = "NVML did not initialise";
+    return nullptr;
+  }
+  nvml->shutdown = reinterpret_cast<NvmlShutdown>(::dlsym(nvml->lib, "nvmlShutdown"));
+  char bus_id[64] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) != cudaSuccess) {
+    *error = "CUDA gave no PCI bus id for device " + std::to_string(cuda_device);
+    return nullptr;
+  }
+  if (by_bus_id(bus_id, &nvml->device) != 0) {
+    *error = std::string("NVML does not know the device at ") + bus_id;
+    return nullptr;
+  }
+  std::unique_ptr<ProcessMemory> out(new ProcessMemory());
+  out->nvml_ = std::move(nvml);
+  return out;
+}
+
+ProcessMemory::~ProcessMemory() = default;
+
+std::optional<std::map<pid_t, std::int64_t>> ProcessMemory::used() const {
+  std::vector<NvmlProcessInfo> infos(64);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned int count = static_cast<unsigned int>(infos.size());
+    int rc = nvml_->processes(nvml_->device, &count, infos.data());
+    if (rc == kNvmlInsufficientSize) {
+      infos.resize(static_cast<std::size_t>(count) * 2 + 16);
+      continue;
+    }
+    if (rc != 0) return std::nullopt;
+    std::map<pid_t, std::int64_t> out;
+    for (unsigned int i = 0; i < count; ++i) {
+      if (infos[i].used_gpu_memory == kNvmlValueNotAvailable) return std::nullopt;
+      out[static_cast<pid_t>(infos[i].pid)] += static_cast<std::int64_t>(infos[i].used_gpu_memory);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kbv::cuda

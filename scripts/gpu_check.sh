@@ -224,11 +224,12 @@ if [[ " $STEPS " == *" idle "* ]]; then
   P=examples/problems/level1; H=examples/hacks; C=examples/candidates
   ev() {  # name protocol problem candidate
     "$BUILD/bin/kbv" eval "$3" "$4" --device cuda:0 --protocol "$2" --json "$OUT/i_$1.json" --quiet \
-      --build-dir /tmp/kbv-builds --time-budget 1 --run-timeout 120 >>"$OUT/idle.log" 2>&1
+      --build-dir /tmp/kbv-builds --time-budget 1 --run-timeout 60 >>"$OUT/idle.log" 2>&1
+    echo "$1: $?"
   }
   # Build the extensions in parallel first (correctness only), then evaluate one at a time.
   for c in "$C/relu_cuda.py" "$C/swish_cuda.py" "$H/persistent_kernel.py"; do
-    "$BUILD/bin/kbv" eval "$P/19_ReLU.py" "$c" --device cuda:0 --no-timing --build-dir /tmp/kbv-builds --quiet >>"$OUT/idle.log" 2>&1 &
+    "$BUILD/bin/kbv" eval "$P/19_ReLU.py" "$c" --device cuda:0 --no-timing --build-dir /tmp/kbv-builds --quiet --run-timeout 60 >>"$OUT/idle.log" 2>&1 &
   done; wait
   ev relu_cuda_strict strict "$P/19_ReLU.py" "$C/relu_cuda.py"
   ev swish_cuda_strict strict "$P/7_Swish.py" "$C/swish_cuda.py"

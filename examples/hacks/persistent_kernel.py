@@ -4,10 +4,11 @@ another context) share the device with it and look slow.
 Problem: examples/problems/level1/19_ReLU.py
 
 A CUDA extension keeps a spinning kernel resident on a private stream: one block per SM, each
-sleeping in a loop until a flag in mapped pinned memory says stop. forward stops it and waits
-for it to leave, runs an honest ReLU kernel, and has a host thread relaunch the spinner 300 us
-after forward returned, once the harness has taken its end event: the candidate's own samples
-are clean. A host thread, not forward, so the relaunch lands after the harness's end event.
+sleeping in a loop until a flag in mapped pinned memory says stop (or 50 ms have passed: a
+harness that waits for the whole device after each call must not wait for ever). forward stops
+it and waits for it to leave, runs an honest ReLU kernel, and has a host thread relaunch the
+spinner 200 us after the ReLU has finished on the device, once the harness has taken its end
+event: the candidate's own samples are clean.
 
 The GPU time-slices between processes' contexts. With the spinner resident, every context
 switch into the judge's (or the twin's) context waits for the sandbox's time slice to end, so
@@ -36,8 +37,17 @@ source = r"""
 #include <cstdint>
 #include <thread>
 
-__global__ void spin_kernel(volatile int* stop) {
-    while (*stop == 0) __nanosleep(2000);
+__device__ unsigned long long now_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Sleeps on every SM until told to stop, or for at most budget_ns (so that nothing that waits
+// for the whole device, such as the harness's own synchronisation, waits for ever).
+__global__ void spin_kernel(volatile int* stop, unsigned long long budget_ns) {
+    const unsigned long long start = now_ns();
+    while (*stop == 0 && now_ns() - start < budget_ns) __nanosleep(2000);
 }
 
 __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
@@ -69,12 +79,15 @@ static void stop_spinner() {
     cudaStreamSynchronize(side);
 }
 
-static void start_spinner_later(int device) {
-    std::thread([device] {
-        std::this_thread::sleep_for(std::chrono::microseconds(300));
+// Once the call's own work is done (and the harness has had 200 us to take its end event and
+// synchronise), the spinner goes back on the device for up to 50 ms.
+static void start_spinner_after(cudaEvent_t done, int device) {
+    std::thread([done, device] {
         cudaSetDevice(device);
+        while (cudaEventQuery(done) == cudaErrorNotReady) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
         *host_stop = 0;
-        spin_kernel<<<sms, 32, 0, side>>>(device_stop);
+        spin_kernel<<<sms, 32, 0, side>>>(device_stop, 50ull * 1000 * 1000);
     }).detach();
 }
 
@@ -84,13 +97,17 @@ torch::Tensor relu_busy(torch::Tensor x) {
     x = x.contiguous();
     auto y = torch::empty_like(x);
     const int64_t n = x.numel();
+    auto stream = at::cuda::getCurrentCUDAStream();
     if (n > 0) {
         int64_t blocks = (n + 255) / 256;
         if (blocks > 65535 * 8) blocks = 65535 * 8;
-        relu_kernel<<<(unsigned)blocks, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+        relu_kernel<<<(unsigned)blocks, 256, 0, stream>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
         C10_CUDA_KERNEL_LAUNCH_CHECK();
     }
-    start_spinner_later(x.get_device());
+    cudaEvent_t done;
+    cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+    cudaEventRecord(done, stream);
+    start_spinner_after(done, x.get_device());
     return y;
 }
 """

@@ -61,7 +61,8 @@ constexpr int kHiddenOneIn = 4;
 constexpr int kMemoryOneIn = 8;
 constexpr int kMemorySamples = 24;
 // device_busy: the idle hop is timed kIdleHops times once the sandbox has ended; a round's hop
-// above 1.25x the idle 90th percentile + 20 us is busy; more than kBusyShare of them is a flag.
+// above 1.25x the idle 90th percentile + 20 us (ungated: and at least 0.5 ms above it) is busy;
+// more than kBusyShare of them is a flag.
 constexpr int kIdleHops = 40;
 constexpr double kBusyShare = 0.25;
 // A forward() that synchronises the gated stream waits this long before the gate opens by itself
@@ -511,7 +512,12 @@ void Judgement::measure_time() {
     sandbox_->stop();
     std::vector<double> idle;
     for (int k = 0; k < kIdleHops; ++k) idle.push_back(sample(callables[hop_index], {}, false).ms);
-    const double limit = 1.25 * stats::quantile(idle, 0.9) + 0.02;
+    // Gated, a hop is a GPU-side round trip that varies by a few us; ungated it carries the
+    // host's latency too (on the H200 one evaluation's rounds read 0.51 ms against 0.32 ms idle,
+    // bench/RESULTS.md 2026-12-02), so the limit keeps a 0.5 ms margin then. A kernel left
+    // resident costs a whole time slice (~2 ms) per context switch either way.
+    const double q90 = stats::quantile(idle, 0.9);
+    const double limit = gated ? 1.25 * q90 + 0.02 : std::max(1.25 * q90 + 0.02, q90 + 0.5);
     const auto busy = std::count_if(raw[hop_index].begin(), raw[hop_index].end(), [&](double ms) { return ms > limit; });
     const double share = static_cast<double>(busy) / static_cast<double>(raw[hop_index].size());
     result.idle_hop_ms = median_of(idle);

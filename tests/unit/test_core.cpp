@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/flags.hpp"
 #include "core/outcome.hpp"
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
@@ -93,6 +94,48 @@ TEST(Verdict, JsonRoundTripKeepsEveryPart) {
   EXPECT_DOUBLE_EQ(back.timing->speedups[0].ci_low, 1.4);
   EXPECT_EQ(back.flags, v.flags);
   EXPECT_FALSE(back.memory.has_value());
+}
+
+// The judge's observations of the sandbox (its freeze, the idle device, its processes' memory)
+// survive the verdict's JSON, and absent ones stay absent.
+TEST(Verdict, JudgeObservationsRoundTrip) {
+  Verdict v;
+  TimingResult t;
+  t.sandbox_frozen = true;
+  t.idle_hop_ms = 0.29;
+  t.busy_hop_share = 0.68;
+  v.timing = t;
+  MemoryResult m;
+  m.candidate.process_bytes = std::int64_t{1290} << 20;
+  v.memory = m;
+  Verdict back = nlohmann::json(v).get<Verdict>();
+  EXPECT_TRUE(back.timing->sandbox_frozen);
+  EXPECT_DOUBLE_EQ(*back.timing->idle_hop_ms, 0.29);
+  EXPECT_DOUBLE_EQ(*back.timing->busy_hop_share, 0.68);
+  EXPECT_EQ(*back.memory->candidate.process_bytes, std::int64_t{1290} << 20);
+  EXPECT_FALSE(back.memory->baseline.process_bytes.has_value());
+  nlohmann::json none = Verdict{};
+  none["timing"] = TimingResult{};
+  EXPECT_FALSE(none["timing"].contains("idle_hop_ms")) << "only the GPU has an idle hop";
+}
+
+// The footprint reports compare: the sandbox's account, unless its processes held more than
+// that plus the per-process overhead of the libraries it calls (kProcessOverheadBytes).
+TEST(Verdict, FootprintTakesTheProcessesMemoryBeyondTheirOverhead) {
+  constexpr std::int64_t MiB = std::int64_t{1} << 20;
+  MemoryUse honest_matmul{64 * MiB, 64 * MiB, 0, 96 * MiB};  // cuBLAS's 32 MiB workspace on top
+  EXPECT_EQ(honest_matmul.footprint_bytes(), 64 * MiB);
+  MemoryUse parked{256 * MiB, 256 * MiB, 0, 1290 * MiB};  // 1 GiB parked outside the model's objects
+  EXPECT_EQ(parked.footprint_bytes(), 1290 * MiB - MemoryUse::kProcessOverheadBytes);
+  MemoryUse unread{10 * MiB, 20 * MiB, 5 * MiB, std::nullopt};
+  EXPECT_EQ(unread.footprint_bytes(), 25 * MiB);
+}
+
+// device_busy is an integrity finding: under strict it makes a correct candidate incorrect.
+TEST(Flags, DeviceBusyIsAnIntegrityFlag) {
+  EXPECT_EQ(flag_name(FlagName::device_busy), "device_busy");
+  EXPECT_TRUE(is_integrity_flag("device_busy"));
+  EXPECT_EQ(flag_from_name("device_busy"), FlagName::device_busy);
 }
 
 TEST(Sha256, KnownVector) {

@@ -28,15 +28,29 @@ std::string pid_namespace(pid_t pid) {
   return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "";
 }
 
-// State 'T' (stopped by a signal) or 't' (traced stop) in /proc/<pid>/stat; a process that has
-// ended counts as stopped (it runs no more).
-bool process_stopped(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+// The state letter of one /proc/.../stat file ('?' when it cannot be read: the task ended).
+char stat_state(const std::string& path) {
+  std::ifstream in(path);
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
-  char state = stat[paren + 2];
-  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
+// Every thread of the process stopped by a signal ('T') or traced ('t'), or ended ('Z', 'X', or
+// gone). Every thread, not the process's own stat: a process whose main thread has exited shows
+// 'Z' there while its other threads run on.
+bool process_stopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = ::opendir(tasks.c_str());
+  if (!dir) return true;  // ended
+  bool stopped = true;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const char state = stat_state(tasks + "/" + e->d_name + "/stat");
+    if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?') stopped = false;
+  }
+  ::closedir(dir);
+  return stopped;
 }
 
 // The PID namespace whose first process `inner_pidfd` is, when it is not the caller's own: a

@@ -26,10 +26,12 @@
 // (device_busy). The judge also reads the sandbox's whole device memory from the driver (NVML,
 // per process) at random rounds, between calls and with a call queued.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <random>
 #include <set>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -65,6 +67,13 @@ constexpr int kMemorySamples = 24;
 // more than kBusyShare of them is a flag.
 constexpr int kIdleHops = 40;
 constexpr double kBusyShare = 0.25;
+// Gated, the rounds' hop median more than this above the idle one (ms, or 5% of it) is busy too:
+// work that slows every switch alike by less than the per-round limit still moves the median
+// (honest runs on the H200: within 1 us).
+constexpr double kHopShiftMs = 0.02;
+// A sandbox that could not be frozen in this many rounds is a protocol violation: its processes
+// keep running while the baselines are timed (a thread held in uninterruptible sleep does that).
+constexpr int kMaxUnfrozenRounds = 10;
 // A forward() that synchronises the gated stream waits this long before the gate opens by itself
 // (and the rest of the timing runs ungated, saying so).
 constexpr auto kGateTimeout = std::chrono::milliseconds(250);
@@ -243,9 +252,11 @@ void Judgement::measure_time() {
     };
     const std::int64_t held = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
     if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), held);
+    // Only a process that exists counts as someone else's: a pid the driver still lists after
+    // it ended (a context left behind by one of the sandbox's own processes) is no tenant.
     if (frozen_now)
       for (const auto& [pid, bytes] : *used)
-        if (!ours.count(pid)) other_processes.insert(pid);
+        if (!ours.count(pid) && (::kill(pid, 0) == 0 || errno == EPERM)) other_processes.insert(pid);
   };
   bool memory_round = false;
 
@@ -439,7 +450,9 @@ void Judgement::measure_time() {
       round_samples[i] = sample(callables[i], fresh, check);
       fell_back = fell_back || round_samples[i].gate_timed_out;
     }
-    if (!frozen) ++unfrozen_rounds;
+    if (!frozen && ++unfrozen_rounds >= kMaxUnfrozenRounds)
+      throw Ending{Outcome::protocol_violation, "timing: the sandbox could not be frozen in " + std::to_string(unfrozen_rounds) +
+                                                    " rounds (" + freeze_error + "): its processes kept running while the baselines were timed"};
     if (fell_back && gated) {
       // forward() waited for the GPU while the gate held it (or queued more launches than fit):
       // time everything ungated from here, with the host's time inside the samples.
@@ -480,7 +493,12 @@ void Judgement::measure_time() {
       if (strict())
         if (auto e = find_input_mutation(fresh, slot_inputs(kSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
     }
-    if (!counted) continue;
+    if (!counted) {
+      // Rounds that are not counted still spend the budget.
+      if (!warming && std::chrono::duration<double>(SteadyClock::now() - start).count() >= options.budget_seconds)
+        decision = stats::StopDecision::budget;
+      continue;
+    }
     ++round;
     // The ratio the verdict will report, as it stands after this round (the same hop rule).
     const double hop = median_of(raw[hop_index]);
@@ -494,6 +512,10 @@ void Judgement::measure_time() {
     decision = stats::should_stop(rule, deciding, std::chrono::duration<double>(SteadyClock::now() - start).count());
   }
   freeze.reset();
+  if (unfrozen_rounds > 0 && unfrozen_rounds >= round)
+    throw Ending{Outcome::protocol_violation, "timing: the sandbox could not be frozen in " + std::to_string(unfrozen_rounds) +
+                                                  " of " + std::to_string(unfrozen_rounds + round) + " rounds (" + freeze_error +
+                                                  "): its processes kept running while the baselines were timed"};
   result.sandbox_frozen = freezable && unfrozen_rounds == 0;
   if (unfrozen_rounds > 0)
     warn("timing: " + std::to_string(unfrozen_rounds) + " round(s) not counted: the sandbox could not be frozen (" +
@@ -522,7 +544,8 @@ void Judgement::measure_time() {
     const double share = static_cast<double>(busy) / static_cast<double>(raw[hop_index].size());
     result.idle_hop_ms = median_of(idle);
     result.busy_hop_share = share;
-    if (share > kBusyShare) {
+    const bool shifted = gated && median_of(raw[hop_index]) > *result.idle_hop_ms + std::max(kHopShiftMs, 0.05 * *result.idle_hop_ms);
+    if (share > kBusyShare || shifted) {
       const std::string evidence = std::to_string(busy) + " of " + std::to_string(raw[hop_index].size()) +
                                    " rounds' hops above " + std::to_string(limit) + " ms (median " +
                                    std::to_string(median_of(raw[hop_index])) + " ms; " + std::to_string(*result.idle_hop_ms) +

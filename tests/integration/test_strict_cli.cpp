@@ -153,6 +153,22 @@ TEST(StrictCli, BurnerProcessesDoNotSlowTheBaseline) {
   }
 }
 
+// A helper held in uninterruptible sleep (a vfork parent) cannot be stopped by signals: every
+// freeze fails. The rounds are not counted, spend the budget, and the sandbox is a protocol
+// violation (red team, 2026-12-02: the timing never ended and the run timed out). With a cgroup
+// freezer the helper freezes and the candidate is an honest ReLU.
+TEST(StrictCli, AnUnfreezableSandboxIsAProtocolViolation) {
+  auto r = testing::run_kbv_eval({kRelu, testing::kSource + "/examples/attacks/freeze_unfreezable.py", "--protocol", "strict",
+                                  "--time-budget", "0.5", "--run-timeout", "60"},
+                                 "cpu");
+  if (r.outcome() == "correct") {
+    EXPECT_TRUE(r.verdict["timing"]["sandbox_frozen"].get<bool>()) << r.context();
+  } else {
+    EXPECT_EQ(r.outcome(), "protocol_violation") << r.context();
+    EXPECT_NE(r.verdict["reason"].get<std::string>().find("could not be frozen"), std::string::npos) << r.context();
+  }
+}
+
 // A candidate that turns stale after its first calls is met by the calls timing would make,
 // even with timing off.
 TEST(StrictCli, ResultReuseIsCaughtWithoutTiming) {

@@ -298,6 +298,70 @@ TEST(Isolation, AFrozenSandboxRunsNothingUntilThawed) {
   end_sandbox(l);
 }
 
+// A process whose main thread has exited shows 'Z' in its own stat while its other threads run
+// on: the freeze must look at every thread (red team, 2026-12-02: such helpers burned the CPUs
+// through every "frozen" baseline sample).
+TEST(Isolation, AFrozenSandboxStopsThreadsWhoseMainThreadExited) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 to start such a process";
+  fs::path log = scratch() / "writable" / "zombie_leader.log";
+  fs::remove(log);
+  const std::string py =
+      "import ctypes, threading, time\n"
+      "def write():\n"
+      "    while True:\n"
+      "        with open('" + log.string() + "', 'a') as f: f.write('x')\n"
+      "        time.sleep(0.005)\n"
+      "threading.Thread(target=write).start()\n"
+      "time.sleep(0.05)\n"
+      "ctypes.CDLL(None).syscall(60, 0)\n";  // SYS_exit: this thread only
+  auto spec = bash("/usr/bin/python3 -c \"$KBV_PY\" & echo started; exec sleep 300");
+  spec.env["KBV_PY"] = py;
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  spec.fds = {{out[1], 1}};
+  Launched l = launch_sandbox(spec);
+  ::close(out[1]);
+  if (!l.report.pid_namespace && l.cgroup.empty()) {
+    end_sandbox(l);
+    GTEST_SKIP() << "neither a PID namespace nor a cgroup here";
+  }
+  char buf[64] = {};
+  pollfd p{out[0], POLLIN, 0};
+  ASSERT_GT(::poll(&p, 1, 30000), 0) << "the sandbox never started";
+  ASSERT_GT(::read(out[0], buf, sizeof buf - 1), 0);
+  ::close(out[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // python started, its main thread gone
+  ASSERT_TRUE(fs::exists(log)) << "the writer thread never wrote";
+  {
+    SandboxFreeze frozen(l);
+    ASSERT_TRUE(frozen.frozen()) << frozen.error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto size_frozen = fs::file_size(log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EXPECT_EQ(fs::file_size(log), size_frozen) << "a thread of a process whose main thread exited ran while frozen";
+  }
+  auto size_thawed = fs::file_size(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_GT(fs::file_size(log), size_thawed) << "the thread did not run again after the freeze";
+  end_sandbox(l);
+}
+
+// No process in the sandbox may make a namespace of its own (a nested PID namespace hides its
+// processes from the freeze and from the judge's view of the GPU), while creating threads and
+// processes still works (clone3 is "not implemented", glibc falls back to clone).
+TEST(Isolation, NoNewNamespacesInsideTheSandbox) {
+  SandboxRun r = run(bash("unshare -Up true 2>/dev/null && echo NESTED_PID || echo refused-pid; "
+                          "unshare -U true 2>/dev/null && echo NESTED_USER || echo refused-user; "
+                          "( true ) && echo forked; "
+                          "/usr/bin/python3 -c 'import threading; t = threading.Thread(target=print, args=(\"threaded\",)); t.start(); t.join()'"));
+  if (!r.report.tracing_denied) GTEST_SKIP() << "no seccomp here";
+  EXPECT_EQ(r.out.find("NESTED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused-pid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused-user"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forked"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threaded"), std::string::npos) << r.out;
+}
+
 // Without a cgroup or a PID namespace of its own the sandbox shares the judge's namespace: a
 // freeze by signals would stop the judge and kbv too, so it must refuse.
 TEST(Isolation, NoFreezeWithoutANamespaceOfItsOwn) {

@@ -527,13 +527,16 @@ void Judgement::measure_time() {
             ? static_cast<double>(verdict_.memory->candidate.footprint_bytes()) / static_cast<double>(verdict_.memory->baseline.footprint_bytes())
             : 0.0;
   }
-  // device_busy: the hop again, once the sandbox has ended. Nothing of the candidate is left
-  // on the device then (its context went with its processes), so this is the hop of an idle
-  // device, against which the rounds' hops are judged. The sandbox is not needed after timing.
-  if (cuda && !raw[hop_index].empty()) {
+  // The hop again, once the sandbox has ended (it is not needed after timing). On the GPU nothing
+  // of the candidate is left on the device then (its context went with its processes): this is
+  // the hop of an idle device, against which the rounds' hops are judged (device_busy). On the
+  // CPU it is the null call without the freezes and thaws around it.
+  std::vector<double> idle;
+  if (!raw[hop_index].empty()) {
     sandbox_->stop();
-    std::vector<double> idle;
     for (int k = 0; k < kIdleHops; ++k) idle.push_back(sample(callables[hop_index], {}, false).ms);
+  }
+  if (cuda && !idle.empty()) {
     // Gated, a hop is a GPU-side round trip that varies by a few us; ungated it carries the
     // host's latency too (on the H200 one evaluation's rounds read 0.51 ms against 0.32 ms idle,
     // bench/RESULTS.md 2026-12-02), so the limit keeps a 0.5 ms margin then. A kernel left
@@ -573,9 +576,13 @@ void Judgement::measure_time() {
 
   const double hop = median_of(raw[hop_index]);
   const bool below = below_hop(raw[0], hop);
-  if (below && !cuda)
+  // On the CPU, a candidate faster than half the null call did not make its calls as asked. The
+  // null call measured without the sandbox alive counts too: on a loaded 2-core machine the
+  // rounds' null calls read 2.9-3.6 ms where the candidate's honest calls took 0.7-1.0 ms.
+  const double null_call = idle.empty() ? hop : std::min(hop, median_of(idle));
+  if (below && !cuda && below_hop(raw[0], null_call))
     throw Ending{Outcome::protocol_violation, "timing: the candidate's calls took " + std::to_string(median_of(raw[0])) +
-                                                  " ms, less than half of kbv's own null call (" + std::to_string(hop) + " ms)"};
+                                                  " ms, less than half of kbv's own null call (" + std::to_string(null_call) + " ms)"};
   // Its outputs were checked like everyone's.
   if (below)
     warn("timing: the candidate's calls took " + std::to_string(median_of(raw[0])) + " ms, less than the null call (" +

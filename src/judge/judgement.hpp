@@ -136,6 +136,9 @@ class Judgement {
 
   // memory_phase.cpp
   void measure_memory();
+  // The sandbox's processes' device memory as the judge saw it during timing: into the candidate's
+  // memory and the footprint ratio (no-op when memory was not measured).
+  void record_process_memory(std::int64_t bytes);
 
   const WorkerJob& job_;
   ReportChannel& channel_;

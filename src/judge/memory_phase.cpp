@@ -11,6 +11,11 @@
 #include "torch_host/memory.hpp"
 
 namespace kbv::judge {
+namespace {
+
+double ratio(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+}  // namespace
 
 void Judgement::measure_memory() {
   enter(Stage::memory);
@@ -43,11 +48,17 @@ void Judgement::measure_memory() {
     return 0;
   });
   result.method += "; candidate: measured in its sandbox and reported";
-  auto ratio = [](std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
   result.ratio_allocated = ratio(result.candidate.peak_allocated_bytes, result.baseline.peak_allocated_bytes);
   result.ratio_device = ratio(result.candidate.peak_device_bytes, result.baseline.peak_device_bytes);
   result.ratio_footprint = ratio(result.candidate.footprint_bytes(), result.baseline.footprint_bytes());
   verdict_.memory = result;
+}
+
+void Judgement::record_process_memory(std::int64_t bytes) {
+  if (!verdict_.memory) return;
+  MemoryResult& m = *verdict_.memory;
+  m.candidate.process_bytes = bytes;
+  m.ratio_footprint = ratio(m.candidate.footprint_bytes(), m.baseline.footprint_bytes());
 }
 
 }  // namespace kbv::judge

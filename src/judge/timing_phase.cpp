@@ -520,13 +520,7 @@ void Judgement::measure_time() {
   if (unfrozen_rounds > 0)
     warn("timing: " + std::to_string(unfrozen_rounds) + " round(s) not counted: the sandbox could not be frozen (" +
          freeze_error + ")");
-  if (process_bytes && verdict_.memory) {
-    verdict_.memory->candidate.process_bytes = process_bytes;
-    verdict_.memory->ratio_footprint =
-        verdict_.memory->baseline.footprint_bytes() > 0
-            ? static_cast<double>(verdict_.memory->candidate.footprint_bytes()) / static_cast<double>(verdict_.memory->baseline.footprint_bytes())
-            : 0.0;
-  }
+  if (process_bytes) record_process_memory(*process_bytes);
   // The hop again, once the sandbox has ended (it is not needed after timing). On the GPU nothing
   // of the candidate is left on the device then (its context went with its processes): this is
   // the hop of an idle device, against which the rounds' hops are judged (device_busy). On the

@@ -36,12 +36,4 @@ void restore_backend_state(const BackendState& s) {
   if (at::get_num_threads() != s.threads) at::set_num_threads(s.threads);
 }
 
-std::string describe(const BackendState& s) {
-  auto on = [](bool b) { return b ? "on" : "off"; };
-  return std::string("cuDNN ") + on(s.cudnn) + " (benchmark " + on(s.cudnn_benchmark) + "), oneDNN " + on(s.mkldnn) +
-         ", SDPA flash " + on(s.sdp_flash) + " / mem-efficient " + on(s.sdp_mem_efficient) + " / math " + on(s.sdp_math) +
-         " / cuDNN " + on(s.sdp_cudnn) + ", default dtype " + c10::toString(s.default_dtype) + ", " +
-         std::to_string(s.threads) + " intra-op threads";
-}
-
 }  // namespace kbv::torch_host

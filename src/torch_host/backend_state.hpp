@@ -6,8 +6,6 @@
 // sample, so nothing run since (the judge's own phases, torch.compile, Model.forward itself)
 // leaves a baseline slower than it was. The candidate cannot reach them at all: it runs in
 // another process. TF32 is set apart (device.hpp).
-#include <string>
-
 #include <c10/core/ScalarType.h>
 
 namespace kbv::torch_host {
@@ -26,7 +24,5 @@ struct BackendState {
 
 BackendState capture_backend_state();
 void restore_backend_state(const BackendState& state);
-// What a state is, in one line (for warnings).
-std::string describe(const BackendState& state);
 
 }  // namespace kbv::torch_host

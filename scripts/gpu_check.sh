@@ -54,7 +54,10 @@ fi
 
 if [[ " $STEPS " == *" tests "* ]]; then
   echo "== ctest -L gpu ${KBV_GPU_TEST_FILTER:+-R $KBV_GPU_TEST_FILTER}"
-  (cd "$BUILD" && ctest -L 'gpu' ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j"${KBV_GPU_TEST_JOBS:-6}" --timeout 900) >"$OUT/ctest.log" 2>&1
+  # The exclusive tests judge whether the device is idle: they run after the others, one at a
+  # time (RUN_SERIAL alone did not keep PRE_TEST-discovered tests apart).
+  (cd "$BUILD" && ctest -L 'gpu' -LE gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j"${KBV_GPU_TEST_JOBS:-6}" --timeout 900; a=$?
+                 ctest -L gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j1 --timeout 900; exit $((a | $?))) >"$OUT/ctest.log" 2>&1
   echo "ctest exit $?"; grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Timeout" "$OUT/ctest.log" | head -30
 fi
 

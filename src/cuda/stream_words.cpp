@@ -1,25 +1,12 @@
 #include "cuda/stream_words.hpp"
 
-#include <cuda.h>
-#include <cuda_runtime_api.h>
+#include "cuda/driver_entry.hpp"
 
 namespace kbv::cuda {
 namespace {
 
 using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-
-// Through the runtime's entry points, so nothing links libcuda (CPU machines have none).
-template <typename Fn>
-Fn driver_function(const char* name) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    fn = nullptr;
-  cudaGetLastError();
-  return reinterpret_cast<Fn>(fn);
-}
 
 bool fail(std::string* error, const std::string& text) {
   if (error) *error = text;

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <pybind11/pybind11.h>
 
+#include "cuda/shared_memory_scrub.hpp"
 #include "cuda/stream_words.hpp"
 #include "ipc/hop_words.hpp"
 #include "ipc/message_fields.hpp"
@@ -103,6 +104,18 @@ int serve(const std::string& role, ipc::Channel& channel) {
   if (hello.fds.size() > 1 && hello.fds[1])
     arena.emplace(ipc::SharedMemory::attach(std::move(hello.fds[1]), static_cast<std::size_t>(h.integer("arena_bytes", 1, std::int64_t{1} << 40))));
 
+  // Loaded before the candidate's code runs, so its import cannot stand in the way.
+  std::unique_ptr<cuda::SharedMemoryScrub> scrub;
+  if (device.is_cuda()) {
+    std::string error;
+    if (device.has_index()) cudaSetDevice(device.index());
+    scrub = cuda::SharedMemoryScrub::load(&error);
+    if (!scrub) {
+      channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "shared-memory scrub: " + error}});
+      return 0;
+    }
+  }
+
   const bool twin = role == "twin";
   std::unique_ptr<torch_host::PythonRuntime> python;
   std::unique_ptr<CandidateHost> host;
@@ -140,6 +153,13 @@ int serve(const std::string& role, ipc::Channel& channel) {
       last_outputs.clear();
       hop.wait_start(seq);
       try {
+        // Inside the window, as the first work of every call of both runners (checked or timed
+        // alike): the twin's hop carries it too, so the candidate's time does not.
+        if (scrub) {
+          std::string error;
+          if (!scrub->queue(c10::cuda::getCurrentCUDAStream().stream(), cuda::SharedMemoryScrub::pattern_for(seq), &error))
+            throw std::runtime_error(error);
+        }
         if (twin) {
           if (null_work.defined()) null_work.fill_(static_cast<double>(seq & 0xffff));
           called["outputs"] = nlohmann::json::array();

@@ -43,7 +43,8 @@ TEST(GpuStrict, MemoryParkedInTorchIsCounted) {
   const auto& m = r.verdict["memory"];
   ASSERT_TRUE(m["candidate"].contains("process_bytes")) << r.context();
   EXPECT_GE(m["candidate"]["process_bytes"].get<std::int64_t>(), std::int64_t{1} << 30) << r.context();
-  EXPECT_LT(m["ratio_footprint"].get<double>(), 0.75) << "the gigabyte is in the footprint\n" << r.context();
+  // 256 MiB of output against 256 MiB + the parked GiB: about 5x (candidate / baseline).
+  EXPECT_GT(m["ratio_footprint"].get<double>(), 3.0) << "the gigabyte is in the footprint\n" << r.context();
 }
 
 }  // namespace

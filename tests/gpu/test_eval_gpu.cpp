@@ -36,6 +36,19 @@ TEST(EvalGpu, FusedSwishIsCorrectFasterAndCarriesBothBaselinesAndMemory) {
   EXPECT_GT(memory["ratio_device"].get<double>(), 0.0);
 }
 
+// A kernel that reads shared memory it never wrote is a bug even where that memory happens to
+// be zero: the sandbox scrubs it before every call, so the unguarded reduction is incorrect and
+// its guarded twin is not.
+TEST(EvalGpu, ReadingUnwrittenSharedMemoryIsIncorrect) {
+  const std::string rmsnorm = testing::kSource + "/problems/level1/15_RMSNorm.py";
+  for (const std::string protocol : {"standard", "strict"}) {
+    auto bug = run_gpu({rmsnorm, example_candidate("rmsnorm_unguarded_shared.py"), "--protocol", protocol});
+    EXPECT_EQ(bug.outcome(), "incorrect") << bug.context();
+    auto guarded = run_gpu({rmsnorm, example_candidate("rmsnorm_cuda.py"), "--protocol", protocol});
+    EXPECT_EQ(guarded.outcome(), "correct") << guarded.context();
+  }
+}
+
 TEST(EvalGpu, RawScratchAllocationShowsInDeviceMemory) {
   auto r = run_gpu({example_problem("19_ReLU.py"), example_candidate("relu_raw_scratch.py")});
   ASSERT_EQ(r.outcome(), "correct") << r.context();

@@ -42,6 +42,7 @@ constexpr unsigned kBlocksPerSm = 2;  // the block scheduler need not give every
 using ModuleLoadData = CUresult (*)(CUmodule*, const void*);
 using ModuleGetFunction = CUresult (*)(CUfunction*, CUmodule, const char*);
 using FuncSetAttribute = CUresult (*)(CUfunction, CUfunction_attribute, int);
+using GetErrorName = CUresult (*)(CUresult, const char**);
 using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                   CUstream, void**, void**);
 
@@ -51,11 +52,21 @@ bool fail(std::string* error, const std::string& text) {
   return false;
 }
 
+std::string named(CUresult r) {
+  static auto name_of = driver_function<GetErrorName>("cuGetErrorName");
+  const char* name = nullptr;
+  if (name_of) name_of(r, &name);
+  return name ? name : "CUresult " + std::to_string(static_cast<int>(r));
+}
+
 }  // namespace
 
 std::uint32_t SharedMemoryScrub::pattern_for(std::uint32_t seq) {
-  constexpr std::uint32_t kPatterns[] = {0x7fffffffu, 0x7f7fffffu, 0xff7fffffu};
-  return kPatterns[seq % 3];
+  // NaN (also NaN in each fp16 half and fp8 byte), +-FLT_MAX, then +-65504 in each fp16 half
+  // (+-2.7e36 as fp32): fmaxf/__hmax drop a NaN operand, so max and min reductions over fp16 or
+  // fp32 slots need finite extremes to break.
+  constexpr std::uint32_t kPatterns[] = {0x7fffffffu, 0x7f7fffffu, 0xff7fffffu, 0x7bff7bffu, 0xfbfffbffu};
+  return kPatterns[seq % 5];
 }
 
 std::unique_ptr<SharedMemoryScrub> SharedMemoryScrub::load(std::string* error) {
@@ -75,17 +86,21 @@ std::unique_ptr<SharedMemoryScrub> SharedMemoryScrub::load(std::string* error) {
   }
   CUmodule module = nullptr;
   CUfunction function = nullptr;
-  if (load_data(&module, kScrubPtx) != CUDA_SUCCESS || get_function(&function, module, "kbv_scrub_shared") != CUDA_SUCCESS) {
-    fail(error, "the driver did not load the shared-memory scrub kernel");
+  CUresult r = load_data(&module, kScrubPtx);
+  if (r == CUDA_SUCCESS) r = get_function(&function, module, "kbv_scrub_shared");
+  if (r != CUDA_SUCCESS) {
+    fail(error, "the driver did not load the shared-memory scrub kernel: " + named(r));
     return nullptr;
   }
-  if (set_attribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin) != CUDA_SUCCESS ||
-      set_attribute(function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100) != CUDA_SUCCESS) {
-    fail(error, "the driver refused the scrub kernel's shared-memory size");
+  r = set_attribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin);
+  if (r == CUDA_SUCCESS) r = set_attribute(function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+  if (r != CUDA_SUCCESS) {
+    fail(error, "the driver refused the scrub kernel's shared-memory size: " + named(r));
     return nullptr;
   }
   std::unique_ptr<SharedMemoryScrub> scrub(new SharedMemoryScrub());
   scrub->function_ = function;
+  scrub->device_ = device;
   scrub->blocks_ = static_cast<unsigned>(sms) * kBlocksPerSm;
   scrub->shared_bytes_ = static_cast<unsigned>(optin);
   return scrub;
@@ -94,11 +109,18 @@ std::unique_ptr<SharedMemoryScrub> SharedMemoryScrub::load(std::string* error) {
 bool SharedMemoryScrub::queue(void* stream, std::uint32_t pattern, std::string* error) const {
   static auto launch = driver_function<LaunchKernel>("cuLaunchKernel");
   if (!launch) return fail(error, "the driver has no cuLaunchKernel");
+  // The function belongs to the job's device's context: a candidate that made another device
+  // current runs its work there, where this kernel cannot go (and has nothing to scrub for it).
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != device_) {
+    cudaGetLastError();
+    return true;
+  }
   std::uint32_t words = shared_bytes_ / 4;
   void* params[] = {&words, &pattern};
-  if (launch(static_cast<CUfunction>(function_), blocks_, 1, 1, kThreads, 1, 1, shared_bytes_, static_cast<CUstream>(stream),
-             params, nullptr) != CUDA_SUCCESS)
-    return fail(error, "launching the shared-memory scrub failed");
+  CUresult r = launch(static_cast<CUfunction>(function_), blocks_, 1, 1, kThreads, 1, 1, shared_bytes_, static_cast<CUstream>(stream),
+                      params, nullptr);
+  if (r != CUDA_SUCCESS) return fail(error, "launching kbv's shared-memory scrub failed: " + named(r));
   return true;
 }
 

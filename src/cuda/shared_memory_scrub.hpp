@@ -16,8 +16,8 @@ class SharedMemoryScrub {
   // nullptr with `error` set when the driver refuses.
   static std::unique_ptr<SharedMemoryScrub> load(std::string* error);
 
-  // The pattern of call `seq`: quiet NaN, +FLT_MAX and -FLT_MAX in turn, so that a sum, a max
-  // and a min over garbage each meet a value that breaks them.
+  // The pattern of call `seq`, five in turn (NaN, +-FLT_MAX, +-65504 per fp16 half), so that a
+  // sum, a max and a min over garbage, in fp32 or fp16, each meet a value that breaks them.
   static std::uint32_t pattern_for(std::uint32_t seq);
 
   // Queues the fill on `stream` (a cudaStream_t as void*). False with `error` set on failure.
@@ -29,6 +29,7 @@ class SharedMemoryScrub {
  private:
   SharedMemoryScrub() = default;
   void* function_ = nullptr;  // CUfunction
+  int device_ = 0;            // whose context holds it
   unsigned blocks_ = 0, shared_bytes_ = 0;
 };
 

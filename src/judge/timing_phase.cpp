@@ -316,10 +316,12 @@ void Judgement::measure_time() {
       if (gate) gate->open();
       throw Ending{Outcome::protocol_violation, what + ": a malformed answer to call " + std::to_string(seq)};
     }
+    // Only the candidate's own call can fail by the candidate's doing; the twin's is kbv's.
+    const Outcome call_failed = c.kind == Kind::candidate ? Outcome::runtime_error : Outcome::internal_error;
     if (status == "error") {
       runner.release(seq);
       if (gate) gate->open();
-      throw Ending{Outcome::runtime_error, what + ": " + first_line(call_error)};
+      throw Ending{call_failed, what + ": " + first_line(call_error)};
     }
     if (cuda && !runner.queue_wait_done(stream_, seq, &error)) {
       runner.release(seq);
@@ -376,7 +378,7 @@ void Judgement::measure_time() {
     }
     if (!device_error.empty()) {
       runner.release(seq);
-      throw Ending{Outcome::runtime_error, what + ": " + first_line(device_error)};
+      throw Ending{call_failed, what + ": " + first_line(device_error)};
     }
     wait_for_stream(what, &runner, seq);
     if (cuda) {

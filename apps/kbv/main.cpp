@@ -201,6 +201,9 @@ int main(int argc, char** argv) {
                  "KernelBench-Verified hidden_tests folder: level<L>/<id>_hidden.py inputs are checked too");
   rn->add_flag("--torch-compile", runopt.torch_compile,
                "Also time torch.compile(Model) as a baseline (off by default: its first call costs ~10 s an evaluation on an H200)");
+  rn->add_option("--torch-pch", runopt.torch_pch,
+                 "Precompile torch/extension.h for the builds: auto (GPU runs with 4 or more sources to build), on, off")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

@@ -1,4 +1,5 @@
 #include "judge/judgement.hpp"
+#include "judge/torch_pch.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,8 @@ void Judgement::start_runners() {
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
     sandbox_tmp_ = tmp;
     isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
+    const std::string pch = torch_pch_root(root.string());  // read-only to the sandbox
+    spec.must_read.push_back(pch);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
     build_cache_prepare(cache_, uid);
@@ -81,7 +84,7 @@ void Judgement::start_runners() {
                          {"precision", job_.precision},
                          {"tf32", protocol_tf32()},
                          {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
-                         {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}}},
+                         {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}, {"torch_pch", pch}}},
                          {"build_only", job_.build_only},
                          {"arena_bytes", arena}};
     // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).

@@ -5,6 +5,7 @@
 // the problem, the inputs, the references, the timing and the verdict.
 //   kbv-judge < job.json          evaluate (messages on stdout when fd 3 is not open)
 //   kbv-judge --probe < job.json  only describe the job's device
+//   kbv-judge --make-torch-pch BUILD_ROOT   precompile torch/extension.h for the builds there
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@
 #include "core/verdict.hpp"
 #include "judge/judgement.hpp"
 #include "judge/report_channel.hpp"
+#include "judge/torch_pch.hpp"
+#include "torch_host/python_runtime.hpp"
 #include "torch_host/device.hpp"
 
 int main(int argc, char** argv) {
@@ -31,6 +34,18 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // The channel to kbv is whatever it put on fd 3; a copy at a high close-on-exec number, so no
   // process we start inherits it.
+  if (argc == 3 && std::string(argv[1]) == "--make-torch-pch") {
+    try {
+      kbv::torch_host::PythonRuntime python;
+      std::string summary;
+      int code = kbv::judge::make_torch_pch(argv[2], &summary);
+      std::cout << summary << std::endl;
+      std::_Exit(code);
+    } catch (const std::exception& e) {
+      std::cerr << "kbv-judge: precompiling torch/extension.h failed: " << e.what() << "\n";
+      std::_Exit(1);
+    }
+  }
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
   if (channel_fd >= 0) ::close(3);
   else channel_fd = ::dup(1);

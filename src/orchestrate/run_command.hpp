@@ -39,6 +39,7 @@ struct RunOptions {
   RunFilter filter;                  // --level, --ids, --run
   std::string hidden_tests_dir;      // --hidden-tests: <dir>/level<L>/<id>_hidden.py checked as extra distributions
   bool torch_compile = false;        // --torch-compile: also time torch.compile(Model)
+  std::string torch_pch = "auto";    // --torch-pch auto | on | off: precompile torch/extension.h before the builds
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

@@ -94,6 +94,9 @@ def install(cfg, records):
             os.makedirs(build_dir, exist_ok=True)
             a["build_directory"] = build_dir
             a["verbose"] = True
+            if cfg["torch_pch"]:
+                a["extra_include_paths"] = [cfg["torch_pch"]] + list(a.get("extra_include_paths") or [])
+                a["extra_cflags"] = list(a.get("extra_cflags") or []) + ["-Winvalid-pch", "-Wno-error=invalid-pch"]
             record.update(unique_name=unique, build_dir=build_dir)
             start = time.monotonic()
             try:
@@ -131,6 +134,7 @@ BuildHooks::BuildHooks(const BuildHookConfig& config) {
   cfg["log_path"] = config.log_path;
   cfg["device_is_cuda"] = config.device_is_cuda;
   cfg["cuda_arch"] = config.cuda_arch;
+  cfg["torch_pch"] = config.torch_pch;
   needs_cuda_type() = scope["install"](cfg, records_);
 }
 

@@ -6,6 +6,8 @@
 //  - gets a unique module name unless its own source hard-codes one in PYBIND11_MODULE;
 //  - compiles for this device's architecture only (TORCH_CUDA_ARCH_LIST);
 //  - writes its compiler output to one log file;
+//  - searches the judge's precompiled torch/extension.h first (always the same flags, so whether
+//    the PCH exists never changes torch's rebuild decision);
 //  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing.
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ struct BuildHookConfig {
   std::string log_path;
   bool device_is_cuda = false;
   std::string cuda_arch;       // "9.0"; empty leaves TORCH_CUDA_ARCH_LIST alone
+  std::string torch_pch;       // the judge's precompiled torch/extension.h folder (judge/torch_pch.hpp)
 };
 
 class BuildHooks {

@@ -51,7 +51,8 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
     const cudaDeviceProp* prop = at::cuda::getDeviceProperties(device_.index());
     arch = std::to_string(prop->major) + "." + std::to_string(prop->minor);
   }
-  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(), arch};
+  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(), arch,
+                         build.str("torch_pch")};
   try {
     hooks_.emplace(config);
     module_ = torch_host::import_file(candidate.str("path"), candidate.str("module", 64));

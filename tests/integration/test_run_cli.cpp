@@ -173,5 +173,45 @@ TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
   if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 
+// The judge precompiles torch/extension.h into the build root (--torch-pch on) and a C++
+// load_inline build's main.cpp uses it: g++ (-Winvalid-pch) names every variant it rejects, so
+// a build that used the -O0 variant has no complaint about it.
+TEST(RunCli, LoadInlineBuildsUseThePrecompiledTorchHeader) {
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-pch");
+  fs::remove_all(root);
+  fs::create_directories(root / "suite/level1");
+  fs::create_directories(root / "runs/m");
+  fs::copy_file(example_problem("19_ReLU.py"), root / "suite/level1/19_ReLU.py");
+  fs::copy_file(example_candidate("relu_cpp_ext.py"), root / "runs/m/level_1_problem_19_sample_0_kernel.py");
+  // Its own cpp source includes torch/extension.h a second time: g++ must find the header
+  // beside the PCH for #pragma once (a build that failed on this before the link was there).
+  fs::copy_file(testing::kSource + "/examples/hacks/honest_shape_specialised.py", root / "runs/m/level_1_problem_19_sample_1_kernel.py");
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+               "--db", (root / "kbv.db").string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",
+               (root / "builds").string(), "--jobs", "2", "--gpus", "cpu", "--torch-pch", "on"};
+  auto r = run_process(spec, Clock::now() + std::chrono::minutes(10));
+  std::string out = r.output_head + r.output_tail;
+  ASSERT_EQ(r.exit_code, 0) << out;
+  EXPECT_NE(out.find("torch/extension.h precompiled"), std::string::npos) << out;
+  const fs::path pch = root / "builds/torch-pch";
+  EXPECT_TRUE(fs::exists(pch / "torch/extension.h.gch/O0.gch")) << out;
+  int logs = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "builds"))
+    if (entry.path().filename() == "build.log" && entry.path().string().find("torch-pch") == std::string::npos) {
+      std::ifstream in(entry.path());
+      std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ++logs;
+      EXPECT_NE(log.find("-I" + pch.string()), std::string::npos) << log;
+      EXPECT_EQ(log.find("O0.gch: not used"), std::string::npos) << log;
+    }
+  EXPECT_EQ(logs, 2) << "build logs under " << (root / "builds");
+  ResultStore store((root / "kbv.db").string(), ResultStore::Mode::read_only);
+  auto records = store.verdicts();
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) EXPECT_EQ(r.verdict.outcome, Outcome::correct) << r.verdict.reason;
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);  // 2.2 GB of headers
+}
+
 }  // namespace
 }  // namespace kbv

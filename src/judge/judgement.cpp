@@ -64,10 +64,11 @@ void Judgement::start_runners() {
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
     sandbox_tmp_ = tmp;
     isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
-    const std::string pch = torch_pch_root(root.string());  // read-only to the sandbox
-    spec.must_read.push_back(pch);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
+    // Only a sandbox of another uid may read the shared PCH: one of ours could rewrite it.
+    std::string pch = uid != ::geteuid() ? torch_pch_dir(root.string()) : "";
+    if (!pch.empty()) spec.must_read.push_back(pch);
     build_cache_prepare(cache_, uid);
     if (::geteuid() == 0 && ::chown(tmp.c_str(), uid, uid) != 0)
       throw std::runtime_error("cannot hand the private tmp folder to the sandbox uid");

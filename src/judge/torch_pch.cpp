@@ -1,11 +1,16 @@
 #include "judge/torch_pch.hpp"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
+
+#include "core/sha256.hpp"
 
 namespace fs = std::filesystem;
 namespace py = pybind11;
@@ -13,13 +18,24 @@ namespace py = pybind11;
 namespace kbv::judge {
 namespace {
 
+constexpr unsigned long long kMinFreeBytes = 3ULL << 30;  // three variants of ~750 MB, and room to spare
+
 // The flags torch's own use_pch path compiles extension.h with (torch.utils.cpp_extension), plus
 // the -O levels LLM-written load_inline calls pass most often.
 constexpr const char* kMakeSource = R"PY(
-import fcntl, json, os, subprocess, sysconfig, time
+import ctypes, fcntl, json, os, shutil, subprocess, sysconfig, time
 import torch.utils.cpp_extension as ext
 
 VARIANTS = {"O0": [], "O2": ["-O2"], "O3": ["-O3"]}
+
+def _die_with_parent():
+    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: no g++ outlives a killed judge
+
+def _link(target, link):
+    if os.path.realpath(link) != os.path.realpath(target):
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
 
 def make(root):
     includes = ext.include_paths()
@@ -29,35 +45,46 @@ def make(root):
         flags += ["-isystem", d]
     flags += ["-fPIC", "-std=c++17"]
     compiler = ext.get_cxx_compiler()
+    report = {"compiler": compiler, "folder": root, "made": [], "present": [], "failed": {}, "seconds": 0.0}
+    start = time.monotonic()
     gch_dir = os.path.join(root, "torch", "extension.h.gch")
     os.makedirs(gch_dir, mode=0o755, exist_ok=True)
-    for d in (os.path.join(root, "torch"), gch_dir):
-        os.chmod(d, 0o755)
-    report = {"compiler": compiler, "made": [], "present": [], "failed": {}, "seconds": 0.0}
-    start = time.monotonic()
     with open(os.path.join(root, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one maker at a time; the next finds the work done
-        # The header itself beside its .gch folder (a link to torch's): g++ records the PCH's header
-        # at this path, and a second #include of it (a candidate's own, after load_inline's) must
+        # The header beside its .gch folder (a link to torch's): g++ records the PCH's header at
+        # this path, and a second #include of it (a candidate's own, after load_inline's) must
         # find a real file there for #pragma once to hold.
-        link = os.path.join(root, "torch", "extension.h")
-        if os.path.realpath(link) != os.path.realpath(header):
-            if os.path.lexists(link):
-                os.remove(link)
-            os.symlink(header, link)
+        _link(header, os.path.join(root, "torch", "extension.h"))
+        stage = os.path.join(root, ".stage-%s-%d" % (os.uname().nodename, os.getpid()))
+        shutil.rmtree(stage, ignore_errors=True)
         running = []
         for name, extra in VARIANTS.items():
             final = os.path.join(gch_dir, name + ".gch")
             if os.path.exists(final):
                 report["present"].append(name)
                 continue
-            # Outside the .gch folder: g++ tries every file in it, a half-written one included.
-            tmp = os.path.join(root, "." + name + ".gch.tmp")
+            # Each variant alone in a staging copy of the layout: g++ tries every file in a .gch
+            # folder, and a half-written one there would stop every build ("cannot read PCH").
+            folder = os.path.join(stage, name)
+            os.makedirs(os.path.join(folder, "torch", "extension.h.gch"))
+            _link(header, os.path.join(folder, "torch", "extension.h"))
+            tmp = os.path.join(folder, "torch", "extension.h.gch", name + ".gch")
             log = open(os.path.join(root, name + ".log"), "w")
             cmd = [compiler, "-x", "c++-header", header, "-o", tmp] + flags + extra
-            running.append((name, tmp, final, log, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)))
-        for name, tmp, final, log, proc in running:
+            running.append((name, extra, folder, tmp, final, log,
+                            subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)))
+        for name, extra, folder, tmp, final, log, proc in running:
             code = proc.wait()
+            if code == 0:
+                with open(tmp, "rb") as f:
+                    os.fsync(f.fileno())
+                # It must be usable: a compile that fails unless g++ takes this very file.
+                probe = os.path.join(folder, "probe.cpp")
+                with open(probe, "w") as f:
+                    f.write("#include <torch/extension.h>\nint kbv_pch_probe;\n")
+                check = subprocess.run([compiler, "-fsyntax-only", "-Winvalid-pch", "-Werror=invalid-pch", "-I", folder, probe]
+                                       + flags + extra, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                code = check.returncode
             log.close()
             if code == 0:
                 os.chmod(tmp, 0o644)
@@ -65,30 +92,67 @@ def make(root):
                 report["made"].append(name)
                 report["present"].append(name)
             else:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
-                report["failed"][name] = "exit %d (see %s.log)" % (code, name)
+                report["failed"][name] = "exit %d (see %s.log)" % (code, os.path.join(root, name))
+        shutil.rmtree(stage, ignore_errors=True)
     report["seconds"] = round(time.monotonic() - start, 1)
     return json.dumps(report)
 )PY";
 
+// Ours alone: a real folder, owned by this uid, writable by nobody else.
+bool private_folder(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
+}
+
+// What identifies the torch headers a PCH was made from.
+std::string headers_key() {
+  std::error_code ec;
+  fs::path include = fs::canonical(fs::path(KBV_TORCH_INCLUDE_DIR), ec);
+  std::string id = include.string();
+  for (const char* file : {"torch/extension.h", "torch/version.h"}) {
+    struct stat st {};
+    if (::stat((include / file).c_str(), &st) == 0)
+      id += "\n" + std::string(file) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+            std::to_string(st.st_mtim.tv_nsec);
+  }
+  return sha256_hex(id).substr(0, 16);
+}
+
 }  // namespace
 
-std::string torch_pch_root(const std::string& build_root) {
-  fs::path root = fs::absolute(fs::path(build_root) / "torch-pch");
+std::string torch_pch_dir(const std::string& build_root) {
   std::error_code ec;
-  fs::create_directories(root, ec);
-  ::chmod(root.c_str(), 0755);  // the sandboxes' uids read it
-  return root.string();
+  fs::path root = fs::absolute(build_root, ec);
+  if (ec || !private_folder(root)) return "";
+  fs::path dir = root / "torch-pch";
+  fs::create_directory(dir, ec);
+  ::chmod(dir.c_str(), 0755);  // the sandboxes' uids read it
+  if (!private_folder(dir)) return "";
+  dir /= headers_key();
+  fs::create_directory(dir, ec);
+  ::chmod(dir.c_str(), 0755);
+  return private_folder(dir) ? dir.string() : "";
 }
 
 int make_torch_pch(const std::string& build_root, std::string* summary) {
+  const std::string dir = torch_pch_dir(build_root);
+  auto skip = [&](const std::string& why) {
+    if (summary) *summary = nlohmann::json{{"made", nlohmann::json::array()}, {"skipped", why}}.dump();
+    return 1;
+  };
+  if (dir.empty()) return skip("the build folder " + build_root + " is not this user's alone (owner, group/other write, or a link)");
+  if (!fs::exists(fs::path(dir) / "torch" / "extension.h.gch" / "O0.gch")) {
+    struct statvfs fsinfo {};
+    if (::statvfs(dir.c_str(), &fsinfo) == 0 &&
+        static_cast<unsigned long long>(fsinfo.f_bavail) * fsinfo.f_frsize < kMinFreeBytes)
+      return skip("less than 3 GiB free in " + dir);
+  }
   py::dict scope;
   scope["__builtins__"] = py::module_::import("builtins");
   py::exec(kMakeSource, scope);
-  std::string report = py::str(scope["make"](torch_pch_root(build_root)));
+  std::string report = py::str(scope["make"](dir));
   if (summary) *summary = report;
-  return fs::exists(fs::path(torch_pch_root(build_root)) / "torch" / "extension.h.gch" / "O0.gch") ? 0 : 1;
+  return fs::exists(fs::path(dir) / "torch" / "extension.h.gch" / "O0.gch") ? 0 : 1;
 }
 
 }  // namespace kbv::judge

@@ -4,20 +4,25 @@
 // ~25 s of CPU each time; with the PCH the same compile takes ~8 s (bench/RESULTS.md).
 //
 // Trust: the PCH is made by kbv-judge (which never runs candidate code) into
-// <build root>/torch-pch, which sandboxes only read. Every build gets `-I<build root>/torch-pch`
-// and `-Winvalid-pch` whether the PCH exists or not, so a build's flags (torch's rebuild
-// signature) never depend on it; g++ uses a variant only when it is valid for the compile
-// (same compiler, same -O level and macros), else it parses the header as before.
+// <build root>/torch-pch/<key>, which sandboxes only read, and only handed to sandboxes that run
+// as another uid (they cannot write the judge's 0644 files). The key names the torch headers
+// (their folder, size and mtime): g++ checks its own version and the flags of a PCH, not whether
+// the header changed, so a torch upgrade gets a new folder instead of a stale PCH. Every build of
+// one key gets the same `-I<folder>` whether the PCH exists yet or not, so torch's rebuild
+// signature never depends on it; g++ uses a variant only when it is valid for the compile (same
+// -O level, macros), else it parses the header as before.
 #include <string>
 
 namespace kbv::judge {
 
-// <build root>/torch-pch, created (mode 0755) when missing.
-std::string torch_pch_root(const std::string& build_root);
+// <build root>/torch-pch/<key>, created (0755) when missing; "" when the build root is not this
+// user's alone (owned by another uid, writable by group or others, or a symlink): a folder others
+// can write is no place for what every build reads.
+std::string torch_pch_dir(const std::string& build_root);
 
-// Makes the missing variants (-O0, -O2, -O3) under a lock, each written aside and renamed in
-// whole. Prints what it did as one JSON object on `out`. Returns 0 when at least the default
-// variant is present afterwards.
+// Makes the missing variants (-O0, -O2, -O3) in torch_pch_dir(build_root) under a lock: each is
+// compiled aside, checked by a compile that must use it, then renamed in whole. `summary` gets
+// one JSON object. Returns 0 when the -O0 variant is present afterwards.
 int make_torch_pch(const std::string& build_root, std::string* summary);
 
 }  // namespace kbv::judge

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -167,6 +168,19 @@ void print_hidden_tests_note(const RunPlan& plan, const std::string& dir, std::o
 // root) costs more than it saves (~17 s a source). `auto` makes it for GPU runs only: on the CPU
 // path extensions are C++-only and rare.
 constexpr std::size_t kTorchPchMinSources = 4;
+
+// How many of the sources to build mention torch's extension builder (load_inline / load): the
+// only ones the PCH can speed up.
+template <typename Jobs, typename Todo>
+std::size_t builds_extensions(const std::vector<std::string>& sources, const Jobs& by_source, const Todo& todo) {
+  std::size_t n = 0;
+  for (const auto& sha : sources) {
+    std::ifstream in(todo[by_source.at(sha).front()].candidate.path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("cpp_extension") != std::string::npos) ++n;
+  }
+  return n;
+}
 
 // The judge precompiles torch/extension.h into the build root before the builds start (it never
 // runs candidate code: the sandboxes only read the result). A failure costs speed, not verdicts.
@@ -383,7 +397,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     else sources.push_back(sha);
   }
   if (!sources.empty() && !g_stop &&
-      (o.torch_pch == "on" || (o.torch_pch == "auto" && !cpu && sources.size() >= kTorchPchMinSources)))
+      (o.torch_pch == "on" ||
+       (o.torch_pch == "auto" && !cpu && builds_extensions(sources, by_source, todo) >= kTorchPchMinSources)))
     prepare_torch_pch(worker, build_root, o.quiet, out);
   RunProgress progress(sources.size(), todo.size(), o.quiet);
   // One byte per job (not vector<bool>: builder threads set different jobs concurrently).

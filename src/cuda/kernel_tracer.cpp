@@ -5,6 +5,7 @@
 // records_mutex_ only to append; begin() / end() serialise on control_mutex_, which the callbacks
 // never take, so end() may hold it across the (blocking) flush.
 #include "cuda/kernel_tracer.hpp"
+#include "cuda/driver_entry.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -259,17 +260,7 @@ std::string set_up(detail::TracerState& state) {
 // libcuda (the worker must still load on machines without a driver). Null when none.
 CUcontext current_context() {
   using CtxGetCurrent = CUresult(CUDAAPI*)(CUcontext*);
-  static CtxGetCurrent get_current = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault,
-                                         &status) != cudaSuccess ||
-        status != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      fn = nullptr;
-    }
-    return reinterpret_cast<CtxGetCurrent>(fn);
-  }();
+  static CtxGetCurrent get_current = driver_function<CtxGetCurrent>("cuCtxGetCurrent");
   CUcontext context = nullptr;
   if (get_current == nullptr || get_current(&context) != CUDA_SUCCESS) return nullptr;
   return context;

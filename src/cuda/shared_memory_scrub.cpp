@@ -46,12 +46,6 @@ using GetErrorName = CUresult (*)(CUresult, const char**);
 using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                   CUstream, void**, void**);
 
-bool fail(std::string* error, const std::string& text) {
-  if (error) *error = text;
-  cudaGetLastError();
-  return false;
-}
-
 std::string named(CUresult r) {
   static auto name_of = driver_function<GetErrorName>("cuGetErrorName");
   const char* name = nullptr;

@@ -1,4 +1,5 @@
 #include "cuda/stream_gate.hpp"
+#include "cuda/driver_entry.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -27,16 +28,11 @@ struct Flag {
 Flag& flag() {
   static Flag* f = [] {
     auto* f = new Flag;
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    // Through the runtime, so the binary does not link libcuda (CPU machines have none).
-    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess || !fn) {
+    f->wait = driver_function<WaitValue32>("cuStreamWaitValue32");
+    if (!f->wait) {
       f->error = "the driver has no cuStreamWaitValue32";
-      cudaGetLastError();
       return f;
     }
-    f->wait = reinterpret_cast<WaitValue32>(fn);
     void* host = nullptr;
     if (cudaError_t e = cudaHostAlloc(&host, sizeof(std::uint32_t), cudaHostAllocMapped | cudaHostAllocPortable);
         e != cudaSuccess) {

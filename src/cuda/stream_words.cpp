@@ -8,12 +8,6 @@ namespace {
 using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
-bool fail(std::string* error, const std::string& text) {
-  if (error) *error = text;
-  cudaGetLastError();
-  return false;
-}
-
 }  // namespace
 
 std::uintptr_t register_host_words(void* host, std::size_t bytes, std::string* error) {

@@ -141,7 +141,8 @@ int make_torch_pch(const std::string& build_root, std::string* summary) {
     return 1;
   };
   if (dir.empty()) return skip("the build folder " + build_root + " is not this user's alone (owner, group/other write, or a link)");
-  if (!fs::exists(fs::path(dir) / "torch" / "extension.h.gch" / "O0.gch")) {
+  const fs::path default_variant = fs::path(dir) / "torch" / "extension.h.gch" / "O0.gch";
+  if (!fs::exists(default_variant)) {
     struct statvfs fsinfo {};
     if (::statvfs(dir.c_str(), &fsinfo) == 0 &&
         static_cast<unsigned long long>(fsinfo.f_bavail) * fsinfo.f_frsize < kMinFreeBytes)
@@ -152,7 +153,7 @@ int make_torch_pch(const std::string& build_root, std::string* summary) {
   py::exec(kMakeSource, scope);
   std::string report = py::str(scope["make"](dir));
   if (summary) *summary = report;
-  return fs::exists(fs::path(dir) / "torch" / "extension.h.gch" / "O0.gch") ? 0 : 1;
+  return fs::exists(default_variant) ? 0 : 1;
 }
 
 }  // namespace kbv::judge

@@ -10,6 +10,7 @@
 
 #include <c10/cuda/CUDAStream.h>
 
+#include "cuda/driver_entry.hpp"
 #include "ipc/message_fields.hpp"
 
 namespace kbv::torch_host {
@@ -72,15 +73,7 @@ void cuda_check(cudaError_t e, const char* what) {
 // nothing links libcuda (CPU machines have none).
 bool allocation_range(const void* ptr, std::uintptr_t& base, std::size_t& bytes) {
   using GetRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
-  static GetRange fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();
-    return reinterpret_cast<GetRange>(f);
-  }();
+  static GetRange fn = cuda::driver_function<GetRange>("cuMemGetAddressRange");
   if (!fn) return false;
   CUdeviceptr b = 0;
   size_t n = 0;

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -250,6 +250,24 @@ fi
 
 # The demo corpus (runs/) on the built-in suite, into a DB kept in out/ (ignored by git, so it
 # stays on a warm machine between calls and a cut-short run resumes).
+# bench/throughput.sh on a corpus (KBV_TP_CORPUS, default bench/corpus-l1), once per value of
+# KBV_TP_PRESTART (e.g. "2 0": the first run builds, the rest find the builds cached; each gets
+# its own DB), then the verdicts of the first run against each later one.
+if [[ " $STEPS " == *" throughput "* ]]; then
+  first=""
+  for ps in ${KBV_TP_PRESTART:-2}; do
+    echo "== throughput ${KBV_TP_CORPUS:-bench/corpus-l1} --prestart $ps ${KBV_TP_ARGS:-}"
+    mkdir -p "$OUT/throughput-p$ps"
+    OUT="$OUT/throughput-p$ps" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-500}" \
+      bench/throughput.sh "${KBV_TP_CORPUS:-bench/corpus-l1}" --jobs "$(nproc)" --prestart "$ps" ${KBV_TP_ARGS:-} \
+      | tee "$OUT/throughput-p$ps-summary.md"
+    grep -E "kbv run: |evaluation time|done ahead" "$OUT/throughput-p$ps/run.log" | grep -v "^\[" | tail -8
+    if [ -z "$first" ]; then first=$ps
+    else "$PY" scripts/compare_verdicts.py "$OUT/throughput-p$first/throughput.db" "$OUT/throughput-p$ps/throughput.db" \
+      | tee "$OUT/throughput-compare-$first-$ps-summary.md" | tail -25; fi
+  done
+fi
+
 if [[ " $STEPS " == *" demo "* ]]; then
   echo "== demo: kbv run (protocols ${KBV_DEMO_PROTOCOLS:-standard,verified,strict})"
   mkdir -p out/gpu-demo

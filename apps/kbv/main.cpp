@@ -204,6 +204,10 @@ int main(int argc, char** argv) {
   rn->add_option("--torch-pch", runopt.torch_pch,
                  "Precompile torch/extension.h for the builds: auto (GPU runs with 4 or more sources to build), on, off")
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
+  rn->add_option("--prestart", runopt.prestart,
+                 "Judges started ahead per GPU: their start-up (interpreters, sandboxes) runs while the device evaluates "
+                 "another candidate, and each waits for its turn; -1: 2 on a GPU, 0 on the CPU")
+      ->capture_default_str();
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

@@ -11,6 +11,9 @@
 
 namespace kbv {
 
+// A judge started ahead (kbv-judge --device-gate) reads one byte here when the device is its own.
+inline constexpr int kDeviceGateFd = 5;
+
 struct TimingOptions {
   bool enabled = true;
   double budget_seconds = defaults::kEvalTimeBudgetSeconds;  // stop sampling after this long, converged or not

@@ -8,6 +8,7 @@ std::string_view stage_name(Stage s) {
     case Stage::sandbox: return "sandbox";
     case Stage::device: return "device";
     case Stage::python: return "python";
+    case Stage::waiting: return "waiting";
     case Stage::tracking: return "tracking";
     case Stage::load_problem: return "load_problem";
     case Stage::build: return "build";

@@ -10,6 +10,7 @@ enum class Stage {
   sandbox,       // starting the candidate's sandbox and the twin
   device,        // the judge's CUDA context
   python,        // the judge's interpreter and `import torch`
+  waiting,       // started ahead (kbv run --prestart): interpreters up, CUDA untouched, the device another evaluation's
   tracking,      // CUPTI allocation tracking for the baseline's memory
   load_problem,  // importing the problem, building Model
   build,         // the sandbox imports the candidate (its extensions build here)

@@ -20,9 +20,14 @@ inline std::string stage_group(const std::string& stage) {
   return "startup";  // start, setup, device, python, tracking, load_problem, done: process start-up and exit
 }
 
+// The start-up a judge started ahead did while another evaluation had the device (kbv run
+// --prestart): part of no group, since it cost the device nothing.
+inline constexpr std::string_view kAheadStage = "ahead";
+
 // Adds a verdict's stage_seconds into per-group totals.
 inline void add_stage_groups(const std::map<std::string, double>& stage_seconds, std::map<std::string, double>& groups) {
-  for (const auto& [stage, seconds] : stage_seconds) groups[stage_group(stage)] += seconds;
+  for (const auto& [stage, seconds] : stage_seconds)
+    if (stage != kAheadStage) groups[stage_group(stage)] += seconds;
 }
 
 }  // namespace kbv

@@ -119,10 +119,16 @@ std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry) {
   return mismatch;
 }
 
-void build_cache_prepare(const BuildCacheEntry& entry, std::int64_t uid) {
+void build_cache_create(const BuildCacheEntry& entry) {
   std::error_code ec;
   fs::create_directories(entry.dir, ec);
   fs::create_directories(fs::path(entry.manifest).parent_path(), ec);
+  // Only its owner (the sandbox it is handed to, and the judge) may enter it: another uid's
+  // sandbox could otherwise hold the entry's build lock (kbv.flock) and stall this one's builds.
+  fs::permissions(entry.dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+}
+
+void build_cache_hand_over(const BuildCacheEntry& entry, std::int64_t uid) {
   if (::geteuid() != 0 || uid < 0) return;
   // What cannot be handed over stays the judge's: the build will say so if it matters.
   isolation::chown_tree(entry.dir, static_cast<uid_t>(uid), static_cast<gid_t>(uid));

@@ -18,13 +18,18 @@ struct BuildCacheEntry {
 
 BuildCacheEntry build_cache_entry(const std::string& build_root, const std::string& source_sha256);
 
-// Before the sandbox starts. nullopt: the entry is absent, or matches its manifest. Otherwise
-// what did not match; the entry has then been emptied so that it is rebuilt.
+// Creates the entry's folders (the sandbox is confined to the entry, which must exist when it
+// starts).
+void build_cache_create(const BuildCacheEntry& entry);
+
+// Before the sandbox is told to import the candidate. nullopt: the entry is empty, or matches its
+// manifest. Otherwise what did not match; the entry has then been emptied so that it is rebuilt.
 std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry);
 
-// Creates the entry and hands it to `uid` (when the judge is root; a no-op otherwise), so that a
-// sandbox running as `uid` can build into it.
-void build_cache_prepare(const BuildCacheEntry& entry, std::int64_t uid);
+// Hands the entry to `uid` (when the judge is root; a no-op otherwise), so that a sandbox running
+// as `uid` can build into it. Only when no other sandbox uses the entry: one that is loading from
+// it would lose its write access (torch's build lock) halfway.
+void build_cache_hand_over(const BuildCacheEntry& entry, std::int64_t uid);
 
 // After a build: records the sha256 of every shared library under the entry.
 void build_cache_record(const BuildCacheEntry& entry);

@@ -1,6 +1,9 @@
 #include "judge/judgement.hpp"
 #include "judge/torch_pch.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -29,14 +32,18 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 Judgement::Judgement(const WorkerJob& job, ReportChannel& channel)
-    : job_(job), channel_(channel), protocol_(protocol_by_name(job.protocol)), precision_(precision_from_name(job.precision)),
-      started_(Clock::now()) {
-  auto after = [&](double s) { return started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
-  build_deadline_ = after(job.compile_timeout_seconds);
-  run_deadline_ = after(job.compile_timeout_seconds + job.run_timeout_seconds);
+    : job_(job), channel_(channel), protocol_(protocol_by_name(job.protocol)), precision_(precision_from_name(job.precision)) {
+  restart_clock();
 }
 
 Judgement::~Judgement() = default;
+
+void Judgement::restart_clock() {
+  started_ = Clock::now();
+  auto after = [&](double s) { return started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  build_deadline_ = after(job_.compile_timeout_seconds);
+  run_deadline_ = after(job_.compile_timeout_seconds + job_.run_timeout_seconds);
+}
 
 void Judgement::enter(Stage stage) {
   verdict_.stage = std::string(stage_name(stage));
@@ -56,9 +63,7 @@ void Judgement::start_runners() {
     std::string hash = sha256_file(job_.candidate_path);
     fs::path root = job_.build_root.empty() ? fs::temp_directory_path() / "kbv-build" : fs::path(job_.build_root);
     cache_ = build_cache_entry(root.string(), hash);
-    if (auto changed = build_cache_verify(cache_))
-      flag(FlagName::build_cache_tampered, "the build cache entry did not match what kbv recorded after its build (" + *changed +
-                                               "): it was emptied and rebuilt");
+    build_cache_create(cache_);  // the sandbox's writable folder must exist when it starts
     char tmpl[] = "/tmp/kbv-sandbox-XXXXXX";
     std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
@@ -66,10 +71,10 @@ void Judgement::start_runners() {
     isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
+    sandbox_uid_ = uid;
     // Only a sandbox of another uid may read the shared PCH: one of ours could rewrite it.
     std::string pch = uid != ::geteuid() ? torch_pch_dir(root.string()) : "";
     if (!pch.empty()) spec.must_read.push_back(pch);
-    build_cache_prepare(cache_, uid);
     if (::geteuid() == 0 && ::chown(tmp.c_str(), uid, uid) != 0)
       throw std::runtime_error("cannot hand the private tmp folder to the sandbox uid");
     const bool cuda = at::Device(job_.device).is_cuda();
@@ -78,22 +83,64 @@ void Judgement::start_runners() {
     sandbox_ = RunnerClient::start("candidate", spec, arena);
     verdict_.isolation = sandbox_->isolation();
     if (!job_.build_only) twin_ = RunnerClient::start("twin", twin_spec(), 1 << 20);
-    // Build first, while the judge starts its own interpreter: the sandbox imports the
-    // candidate (and compiles its extensions) now.
-    nlohmann::json hello{{"type", "hello"},
-                         {"device", job_.device},
-                         {"precision", job_.precision},
-                         {"tf32", protocol_tf32()},
-                         {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
-                         {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}, {"torch_pch", pch}}},
-                         {"build_only", job_.build_only},
-                         {"arena_bytes", arena}};
-    // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).
-    sandbox_->send(hello, {sandbox_->hop_fd(), sandbox_->arena().fd()});
-    if (twin_) twin_->send({{"type", "hello"}, {"device", job_.device}, {"arena_bytes", 1 << 20}},
-                           {twin_->hop_fd(), twin_->arena().fd()});
-  } catch (const RunnerError& e) {
+    sandbox_hello_ = {{"type", "hello"},
+                      {"device", job_.device},
+                      {"precision", job_.precision},
+                      {"tf32", protocol_tf32()},
+                      {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
+                      {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}, {"torch_pch", pch}}},
+                      {"build_only", job_.build_only},
+                      {"arena_bytes", arena}};
+    twin_hello_ = {{"type", "hello"}, {"device", job_.device}, {"arena_bytes", 1 << 20}};
+  } catch (const std::exception& e) {
     runner_start_error_ = e.what();
+  }
+}
+
+bool Judgement::start_ahead(int gate_fd) {
+  started_ahead_ = true;
+  enter(Stage::python);
+  python_ = std::make_unique<torch_host::PythonRuntime>();
+  enter(Stage::waiting);
+  char go = 0;
+  ssize_t n;
+  do n = ::read(gate_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  ::close(gate_fd);
+  return n == 1;
+}
+
+void Judgement::abandon() {
+  if (sandbox_) sandbox_->stop();
+  if (twin_) twin_->stop();
+  sandbox_.reset();
+  twin_.reset();
+  if (!sandbox_tmp_.empty()) isolation::remove_tree(sandbox_tmp_);
+  sandbox_tmp_.clear();
+}
+
+void Judgement::begin_turn() {
+  enter(Stage::setup);  // kbv's clock: from here on this is the evaluation's own time
+  restart_clock();
+  // Started ahead, the runners were launched while another evaluation ran, whose candidate may
+  // have held what a launch needs (without root, the process count of the uid they share): the
+  // device is ours now, so try once more rather than fail this candidate for it.
+  if (started_ahead_ && runner_start_error_ && !job_.candidate_path.empty()) {
+    abandon();
+    runner_start_error_.reset();
+    start_runners();
+  }
+  if (!sandbox_ || runner_start_error_) return;
+  try {
+    if (auto changed = build_cache_verify(cache_))
+      flag(FlagName::build_cache_tampered, "the build cache entry did not match what kbv recorded after its build (" + *changed +
+                                               "): it was emptied and rebuilt");
+    build_cache_hand_over(cache_, sandbox_uid_);
+    // Build first, while the judge starts its own interpreter (unless it started ahead): the
+    // sandbox imports the candidate (and compiles its extensions) now.
+    // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).
+    sandbox_->send(sandbox_hello_, {sandbox_->hop_fd(), sandbox_->arena().fd()});
+    if (twin_) twin_->send(twin_hello_, {twin_->hop_fd(), twin_->arena().fd()});
   } catch (const std::exception& e) {
     runner_start_error_ = e.what();
   }
@@ -172,8 +219,10 @@ void Judgement::stages() {
   enter(Stage::device);
   device_ = guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); });
   verdict_.device = torch_host::describe_device(device_);
-  enter(Stage::python);
-  python_ = std::make_unique<torch_host::PythonRuntime>();
+  if (!python_) {
+    enter(Stage::python);
+    python_ = std::make_unique<torch_host::PythonRuntime>();
+  }
   verdict_.provenance.python_version = python_->python_version();
   verdict_.provenance.torch_version = python_->torch_version();
   verdict_.provenance.cuda_version = python_->cuda_version();

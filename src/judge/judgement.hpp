@@ -64,8 +64,19 @@ class Judgement {
   Judgement(const WorkerJob& job, ReportChannel& channel);
   ~Judgement();
   // Starts the sandbox and the twin: call before anything starts threads or CUDA (they are
-  // forked). Failures are kept and reported by run().
+  // forked). They import their interpreters and wait for their jobs, which begin_turn() sends.
+  // Failures are kept and reported by run().
   void start_runners();
+  // Started ahead (kbv run --prestart): the judge's interpreter now, without touching CUDA, then
+  // block on `gate_fd` until kbv says the device is this evaluation's. False: kbv closed the gate
+  // without opening it (it is stopping).
+  bool start_ahead(int gate_fd);
+  // The device is this evaluation's: its deadlines count from now; the build cache entry is
+  // checked and handed to the sandbox (not earlier: the evaluation before this one may still be
+  // loading the same entry), and the runners get their jobs.
+  void begin_turn();
+  // kbv closed the gate unopened: stop the runners and remove what they were given.
+  void abandon();
   Verdict run();
 
  private:
@@ -163,6 +174,10 @@ class Judgement {
   std::unique_ptr<RunnerClient> sandbox_;
   std::unique_ptr<RunnerClient> twin_;
   std::optional<std::string> runner_start_error_;
+  std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
+  nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()
+  void restart_clock();
+  bool started_ahead_ = false;
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
   std::map<std::string, std::vector<std::int64_t>> candidate_state_;  // ModelNew's state_dict: name -> shape

@@ -6,6 +6,8 @@
 //   kbv-judge < job.json          evaluate (messages on stdout when fd 3 is not open)
 //   kbv-judge --probe < job.json  only describe the job's device
 //   kbv-judge --make-torch-pch BUILD_ROOT   precompile torch/extension.h for the builds there
+//   kbv-judge --device-gate < job.json      started ahead (kbv run --prestart): start the
+//       runners and the interpreters, then wait for one byte on fd 5 before touching the device
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -49,6 +51,16 @@ int main(int argc, char** argv) {
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
   if (channel_fd >= 0) ::close(3);
   else channel_fd = ::dup(1);
+  const bool gated = argc > 1 && std::string(argv[1]) == "--device-gate";
+  int gate_fd = -1;
+  if (gated) {
+    gate_fd = ::fcntl(kbv::kDeviceGateFd, F_DUPFD_CLOEXEC, 500);
+    if (gate_fd < 0) {
+      std::cerr << "kbv-judge: --device-gate without a gate on fd " << kbv::kDeviceGateFd << "\n";
+      return 2;
+    }
+    ::close(kbv::kDeviceGateFd);
+  }
   kbv::judge::ReportChannel channel(channel_fd);
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -79,6 +91,12 @@ int main(int argc, char** argv) {
     // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
     auto* judgement = new kbv::judge::Judgement(job, channel);
     judgement->start_runners();  // before any thread or CUDA context exists: they are forked
+    // kbv closed the gate unopened: it is stopping, and no verdict is wanted.
+    if (gated && !judgement->start_ahead(gate_fd)) {
+      judgement->abandon();
+      std::_Exit(0);
+    }
+    judgement->begin_turn();
     verdict = judgement->run();
   } catch (const std::exception& e) {
     verdict.outcome = kbv::Outcome::internal_error;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
+#include "core/stage_group.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "orchestrate/stage_clock.hpp"
@@ -47,6 +49,11 @@ std::string format_seconds(double s) {
 void describe_lost_judge(Verdict& v, const ProcessResult& p, const std::string& stage, const EvaluationLimits& limits) {
   v.stage = stage;
   v.outcome = Outcome::internal_error;
+  if (p.timed_out && stage == "waiting") {
+    v.reason = "kbv-judge, started ahead, waited for its turn on the device longer than the evaluations before it could "
+               "take; kbv's own failure: a re-run evaluates it";
+    return;
+  }
   if (p.timed_out) {
     v.reason = "kbv-judge did not finish within the evaluation's limits (" + format_seconds(limits.compile_timeout_seconds) +
                " s build + " + format_seconds(limits.run_timeout_seconds) + " s run) in stage '" + stage +
@@ -83,9 +90,21 @@ Verdict run_evaluation(const EvaluationRun& run) {
   spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   spec.cancel = run.cancel;
   spec.timeout_signal = SIGUSR1;  // the worker dumps every Python thread's stack on it
+  const bool gated = run.device_gate_fd >= 0;
+  if (gated) {
+    spec.argv.push_back("--device-gate");
+    spec.fd5 = run.device_gate_fd;
+  }
 
-  StageClock stage_clock;  // also says which stage the judge is in
+  // A backstop behind the judge's own deadlines (start-up of two interpreters included).
+  constexpr double kJudgeSlackSeconds = 120;
+  const double compile_allowance = run.job.timing.torch_compile ? defaults::kTorchCompileAllowanceSeconds : 0;
+  const double backstop = run.limits.compile_timeout_seconds + run.limits.run_timeout_seconds + kJudgeSlackSeconds + compile_allowance;
+
+  const Clock::time_point spawned = Clock::now();
+  StageClock stage_clock(spawned);  // also says which stage the judge is in
   std::optional<nlohmann::json> worker_verdict;
+  double ahead_seconds = 0;
   auto on_message = [&](const std::string& line) -> std::optional<Clock::time_point> {
     nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
     if (message.is_discarded() || !message.is_object()) return std::nullopt;
@@ -93,20 +112,32 @@ Verdict run_evaluation(const EvaluationRun& run) {
     if (event == message.end() || !event->is_string()) return std::nullopt;
     if (*event == "stage") {
       auto stage = message.find("stage");
-      if (stage != message.end() && stage->is_string()) stage_clock.enter(stage->get<std::string>().substr(0, 64));
+      if (stage == message.end() || !stage->is_string()) return std::nullopt;
+      std::string name = stage->get<std::string>().substr(0, 64);
+      // The judge is trusted. Its start-up is bounded by one backstop; waiting for its turn by
+      // the turns that may come first, each bounded by its own start-up and backstop; and its
+      // evaluation, from the first message after the wait, by one backstop again. Its start-up
+      // counts as done ahead up to the moment the gate opened.
+      if (gated && name == "waiting" && stage_clock.current() != "waiting") {
+        stage_clock.enter(name);
+        return after(backstop * (2 * std::max(run.turns_ahead, 1) + 1));
+      }
+      if (gated && stage_clock.current() == "waiting") {
+        const auto now = Clock::now();
+        auto opened = run.gate_opened_at ? run.gate_opened_at() : std::nullopt;
+        double overlapped = opened ? std::chrono::duration<double>(*opened - spawned).count() : 0;
+        ahead_seconds = stage_clock.fold_ahead(std::string(kAheadStage), overlapped, name, now);
+        return after(backstop);
+      }
+      stage_clock.enter(name);
     } else if (*event == "verdict" && message.contains("verdict")) {
       worker_verdict = message["verdict"];
     }
-    return std::nullopt;  // deadlines are absolute: no message moves them
+    return std::nullopt;  // otherwise deadlines are absolute: no message moves them
   };
 
   std::string started_at = utc_now_iso();
-  // A backstop behind the judge's own deadlines (start-up of two interpreters included).
-  constexpr double kJudgeSlackSeconds = 120;
-  const double compile_allowance = run.job.timing.torch_compile ? defaults::kTorchCompileAllowanceSeconds : 0;
-  ProcessResult process = run_process(
-      spec, after(run.limits.compile_timeout_seconds + run.limits.run_timeout_seconds + kJudgeSlackSeconds + compile_allowance),
-      on_message);
+  ProcessResult process = run_process(spec, after(backstop), on_message);
   std::map<std::string, double> stage_seconds = stage_clock.finish();
 
   Verdict v;
@@ -142,7 +173,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   v.output_tail = process.output_bytes > process.output_head.size() + process.output_tail.size()
                       ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" + process.output_tail
                       : process.output_head + process.output_tail;
-  v.wall_seconds = process.wall_seconds;
+  v.wall_seconds = process.wall_seconds - ahead_seconds;  // the evaluation's own time, from its turn
   v.stage_seconds = std::move(stage_seconds);
   // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
   if (run.job.protocol == "strict" && !run.job.candidate_path.empty()) {

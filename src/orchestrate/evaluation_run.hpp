@@ -3,6 +3,8 @@
 // own, or one that says how the worker ended (timeout in which stage, signal, early exit) with
 // the tail of what it printed. Torch-free: this is the CLI's side of the worker protocol.
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,12 @@ struct EvaluationRun {
   // The device as probed beforehand (kbv run): a verdict for a worker that died before saying
   // what it ran on still carries it, so the store's key finds it on a re-run.
   std::optional<DeviceInfo> device;
+  // Started ahead (kbv run --prestart): the read end of the device's gate (DeviceTurns), and how
+  // many evaluations may run before this one's turn (its backstop allows for them). -1: none.
+  int device_gate_fd = -1;
+  int turns_ahead = 0;
+  // When the gate opened (DeviceTurns::Turn::opened_at): start-up after it was on the device's path.
+  std::function<std::optional<std::chrono::steady_clock::time_point>()> gate_opened_at;
 };
 
 Verdict run_evaluation(const EvaluationRun& run);

@@ -21,6 +21,8 @@
 #include "core/protocol.hpp"
 #include "core/version.hpp"
 #include "orchestrate/built_index.hpp"
+#include "orchestrate/device_turns.hpp"
+#include "orchestrate/evaluation_queue.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
 #include "orchestrate/option_checks.hpp"
@@ -168,6 +170,9 @@ void print_hidden_tests_note(const RunPlan& plan, const std::string& dir, std::o
 // root) costs more than it saves (~17 s a source). `auto` makes it for GPU runs only: on the CPU
 // path extensions are C++-only and rare.
 constexpr std::size_t kTorchPchMinSources = 4;
+// Judges started ahead per GPU by default: one start-up (~3.5 s: two interpreters importing
+// torch) is about one evaluation's turn, so two keep the next judge ready (bench/RESULTS.md).
+constexpr int kDefaultPrestart = 2;
 
 // How many of the sources to build mention torch's extension builder (load_inline / load): the
 // only ones the PCH can speed up.
@@ -224,6 +229,7 @@ void check_run_options(RunOptions& o, std::ostream& out) {
   check_positive("--time-budget", o.time_budget);
   check_positive("--store-wait", o.store_wait);
   if (o.jobs < 0) throw UsageError(fmt::format("--jobs {} must be at least 1", o.jobs));
+  if (o.prestart < -1 || o.prestart > 8) throw UsageError(fmt::format("--prestart {}: write 0 to 8 (judges started ahead per device)", o.prestart));
   if (o.size != "auto" && o.size != "default" && o.size != "small")
     throw UsageError("--size '" + o.size + "': write default, small or auto");
   if (!o.hidden_tests_dir.empty() && !fs::is_directory(o.hidden_tests_dir))
@@ -246,6 +252,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
 
   std::vector<std::string> devices = o.devices.empty() ? detect_devices() : o.devices;
   const bool cpu = devices.front() == "cpu";
+  const int prestart = o.prestart >= 0 ? o.prestart : (cpu ? 0 : kDefaultPrestart);
   RunConditions conditions;
   conditions.precision = o.precision;
   conditions.size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
@@ -253,6 +260,9 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   conditions.hidden_tests_dir = o.hidden_tests_dir;
   conditions.torch_compile = o.torch_compile;
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
+  if (cpu && prestart > 0 && !o.quiet)
+    out << "kbv run: note: --prestart on the CPU: judges starting ahead share the cores with the CPU timing of the "
+           "evaluation before them\n";
   conditions.device = probe_device(worker, devices.front());
 
   if (o.list) {  // reads the DB if there is one; writes nothing
@@ -300,6 +310,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                     {"size", conditions.size},
                     {"devices", devices},
                     {"time_budget", o.time_budget},
+                    {"prestart", prestart},
                     {"compile_timeout", o.compile_timeout},
                     {"run_timeout", o.run_timeout},
                     {"torch_compile", o.torch_compile}};
@@ -458,23 +469,48 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     out << std::flush;
   }
 
-  // Phase 2: evaluate, one job at a time per device.
-  std::atomic<std::size_t> next_eval{0};
+  // Phase 2: evaluate, one job at a time per device; all of a candidate's jobs on one device.
+  // With --prestart N, N more judges per device start ahead and wait for their turn.
+  std::vector<std::size_t> eval_jobs;
+  std::vector<std::string> candidate_of(todo.size());
+  for (std::size_t j = 0; j < todo.size(); ++j) {
+    candidate_of[j] = todo[j].candidate_sha;
+    if (!settled[j]) eval_jobs.push_back(j);
+  }
+  EvaluationQueue queue(eval_jobs, candidate_of, devices.size());
+  std::vector<std::unique_ptr<DeviceTurns>> turns;
+  for (std::size_t d = 0; d < devices.size(); ++d) turns.push_back(std::make_unique<DeviceTurns>());
   std::vector<std::thread> evaluators;
-  for (const auto& dev : devices) {
-    evaluators.emplace_back([&, dev] {
-      for (std::size_t j; !g_stop && (j = next_eval++) < todo.size();) {
-        if (settled[j]) continue;
-        Verdict v = evaluate(make_run(todo[j], dev));
-        if (cancelled(v)) return;
-        keep(todo[j], v);
-        {
-          std::lock_guard<std::mutex> lock(throughput_mutex);
-          throughput.add_evaluation(v);
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    for (int k = 0; k <= prestart; ++k) {
+      evaluators.emplace_back([&, d] {
+        std::optional<std::size_t> j;
+        while (!g_stop && (j = queue.next(d))) {
+          EvaluationRun run = make_run(todo[*j], devices[d]);
+          std::optional<DeviceTurns::Turn> turn;
+          Verdict v;
+          try {
+            if (prestart > 0) {
+              turn.emplace(turns[d]->take());
+              run.device_gate_fd = turn->gate_fd();
+              run.turns_ahead = prestart;
+              run.gate_opened_at = [&turn] { return turn->opened_at(); };
+            }
+            v = evaluate(run);
+          } catch (const std::exception& e) {
+            v = internal_error_verdict(e.what());
+          }
+          if (turn) turn->end();  // the judge has exited: the next one may have the device
+          if (cancelled(v)) return;
+          keep(todo[*j], v);
+          {
+            std::lock_guard<std::mutex> lock(throughput_mutex);
+            throughput.add_evaluation(v);
+          }
+          progress.evaluated(job_label(todo[*j]) + ": " + std::string(outcome_name(v.outcome)));
         }
-        progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
-      }
-    });
+      });
+    }
   }
   for (auto& t : evaluators) t.join();
   throughput.eval_phase_seconds = seconds_since(phase_start);

@@ -40,6 +40,10 @@ struct RunOptions {
   std::string hidden_tests_dir;      // --hidden-tests: <dir>/level<L>/<id>_hidden.py checked as extra distributions
   bool torch_compile = false;        // --torch-compile: also time torch.compile(Model)
   std::string torch_pch = "auto";    // --torch-pch auto | on | off: precompile torch/extension.h before the builds
+  // --prestart N: judges started ahead per device, their start-up done while the device runs
+  // another evaluation (DeviceTurns); -1: auto (2 on a GPU, 0 on the CPU, whose timing the
+  // start-up would disturb).
+  int prestart = -1;
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

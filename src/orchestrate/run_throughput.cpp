@@ -12,6 +12,7 @@ void RunThroughput::add_build(const Verdict& v) {
 void RunThroughput::add_evaluation(const Verdict& v) {
   ++evaluations;
   add_stage_groups(v.stage_seconds, eval_group_seconds);
+  if (auto it = v.stage_seconds.find(std::string(kAheadStage)); it != v.stage_seconds.end()) eval_ahead_seconds += it->second;
 }
 
 nlohmann::json RunThroughput::to_json() const {
@@ -22,7 +23,8 @@ nlohmann::json RunThroughput::to_json() const {
           {"build_worker_seconds", build_worker_seconds},
           {"evaluations", evaluations},
           {"eval_phase_seconds", eval_phase_seconds},
-          {"eval_group_seconds", eval_group_seconds}};
+          {"eval_group_seconds", eval_group_seconds},
+          {"eval_ahead_seconds", eval_ahead_seconds}};
 }
 
 std::string RunThroughput::describe() const {
@@ -42,6 +44,8 @@ std::string RunThroughput::describe() const {
     }
     out += "\n";
   }
+  if (eval_ahead_seconds > 0)
+    out += fmt::format("  start-up done ahead, while another evaluation had the device (--prestart): {:.1f} s\n", eval_ahead_seconds);
   double total = build_phase_seconds + eval_phase_seconds;
   if (total > 0 && evaluations + builds > 0)
     out += fmt::format("  overall: {:.1f} s wall\n", total);

@@ -22,6 +22,7 @@ struct RunThroughput {
   std::size_t evaluations = 0;       // verdicts from the evaluation phase
   double eval_phase_seconds = 0;     // wall
   std::map<std::string, double> eval_group_seconds;  // evaluation workers' time per stage group
+  double eval_ahead_seconds = 0;     // start-up done ahead, while another evaluation had the device
 
   void add_build(const Verdict& v);
   void add_evaluation(const Verdict& v);

@@ -23,6 +23,22 @@ class StageClock {
 
   const std::string& current() const { return stage_; }
 
+  // A judge started ahead reached its turn: of everything measured so far (the current stage up
+  // to `now` included), the first `ahead_seconds` at most become stage `ahead` (its start-up
+  // overlapped another evaluation), the rest stage "start" (start-up the device waited for);
+  // then stage `next` begins. Returns the seconds put in `ahead`.
+  double fold_ahead(const std::string& ahead, double ahead_seconds, const std::string& next, Clock::time_point now = Clock::now()) {
+    close(now);
+    double total = 0;
+    for (const auto& [stage, seconds] : seconds_) total += seconds;
+    double overlapped = ahead_seconds < 0 ? 0 : (ahead_seconds > total ? total : ahead_seconds);
+    seconds_.clear();
+    seconds_[ahead] = overlapped;
+    if (total - overlapped > 0) seconds_["start"] = total - overlapped;
+    stage_ = next;
+    return overlapped;
+  }
+
   // Closes the current stage and returns seconds per stage (a stage entered twice adds up).
   std::map<std::string, double> finish(Clock::time_point now = Clock::now()) {
     close(now);

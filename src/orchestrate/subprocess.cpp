@@ -175,13 +175,14 @@ void close_from(int first) {
   int out = ::fcntl(out_w, F_DUPFD_CLOEXEC, 10);
   int msg = ::fcntl(msg_w, F_DUPFD_CLOEXEC, 10);
   int report = ::fcntl(report_w, F_DUPFD_CLOEXEC, 10);
+  int fd5 = spec.fd5 >= 0 ? ::fcntl(spec.fd5, F_DUPFD_CLOEXEC, 10) : -1;
   if (report < 0) ::_exit(127);
-  if (in < 0 || out < 0 || msg < 0) child_fail(report, 2, errno);
-  // dup2 clears CLOEXEC on 0-3; the report pipe goes to 4 and keeps it, so exec closes it.
+  if (in < 0 || out < 0 || msg < 0 || (spec.fd5 >= 0 && fd5 < 0)) child_fail(report, 2, errno);
+  // dup2 clears CLOEXEC on 0-3 (and 5); the report pipe goes to 4 and keeps it, so exec closes it.
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0 || ::dup2(msg, 3) < 0 ||
-      ::dup3(report, 4, O_CLOEXEC) < 0)
+      ::dup3(report, 4, O_CLOEXEC) < 0 || (fd5 >= 0 && ::dup2(fd5, 5) < 0))
     child_fail(report, 2, errno);
-  close_from(5);
+  close_from(fd5 >= 0 ? 6 : 5);
   report = 4;
 
   if (spec.working_dir && ::chdir(spec.working_dir->c_str()) != 0) child_fail(report, 1, errno);

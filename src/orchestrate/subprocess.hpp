@@ -31,6 +31,9 @@ struct ProcessSpec {
   // group. 0: kill at once. Messages from the child after its deadline are not delivered.
   int timeout_signal = 0;
   double timeout_grace_seconds = 2.0;
+  // When >= 0, the child gets a copy of this descriptor as fd 5 (kbv-judge's device gate); the
+  // caller keeps and closes its own.
+  int fd5 = -1;
 };
 
 using Clock = std::chrono::steady_clock;

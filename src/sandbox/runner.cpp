@@ -75,6 +75,11 @@ std::string synchronize_all(const at::Device& device) {
 }  // namespace
 
 int serve(const std::string& role, ipc::Channel& channel) {
+  const bool twin = role == "twin";
+  // The interpreter and `import torch` before the job arrives: no candidate code and no CUDA yet,
+  // so a sandbox started ahead (kbv run --prestart) does this while the device is another's.
+  std::unique_ptr<torch_host::PythonRuntime> python;
+  if (!twin) python = std::make_unique<torch_host::PythonRuntime>();
   ipc::Message hello = channel.receive(ipc::Clock::now() + kForever);
   if (hello.type() != "hello") return 4;
   ipc::Fields h(hello.body, "hello");
@@ -116,15 +121,12 @@ int serve(const std::string& role, ipc::Channel& channel) {
     }
   }
 
-  const bool twin = role == "twin";
-  std::unique_ptr<torch_host::PythonRuntime> python;
   std::unique_ptr<CandidateHost> host;
   at::Tensor null_work;  // the twin's one tiny kernel per call
   if (twin) {
     if (device.is_cuda()) null_work = at::zeros({1}, at::TensorOptions().device(device));
     channel.send({{"type", "ready"}});
   } else {
-    python = std::make_unique<torch_host::PythonRuntime>();
     if (device.is_cuda()) torch_host::memory_tracking_start(device);
     host = std::make_unique<CandidateHost>(device);
     nlohmann::json answer = host->set_up(h);

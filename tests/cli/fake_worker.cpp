@@ -13,6 +13,9 @@
 // FAKE_WORKER_LOG, when set, gets one line per invocation: "probe", "build <candidate>" or
 // "eval <candidate> <protocol>". FAKE_WORKER_DEVICE_LOG, when set, gets one line per evaluation:
 // "<job's device> <CUDA_VISIBLE_DEVICES as the worker sees it, - unset> <candidate> <protocol>".
+// Started with --device-gate (kbv run --prestart), it says stages python and waiting and reads
+// one byte from fd 5 first, as kbv-judge does; FAKE_WORKER_TURN_LOG, when set, then gets
+// "<device> <process start> <turn start> <end> <candidate> <protocol>" (steady-clock ns).
 #include <unistd.h>
 
 #include <chrono>
@@ -76,7 +79,12 @@ kbv::DeviceInfo fake_device() {
 
 }  // namespace
 
+long long steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 int main(int argc, char** argv) {
+  const long long process_start = steady_ns();
   g_messages = ::fdopen(3, "w");
   if (!g_messages) return 3;
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -87,6 +95,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto d = directives(job.candidate_path);
+  const bool gated = argc > 1 && std::string(argv[1]) == "--device-gate";
+  if (gated) {
+    stage("python");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // an interpreter starting
+    stage("waiting");
+    char go = 0;
+    if (::read(kbv::kDeviceGateFd, &go, 1) != 1) return 0;  // closed unopened: kbv is stopping
+  }
+  const long long turn_start = steady_ns();
   stage("setup");
   if (job.build_only) {
     log_line("build " + job.candidate_path);
@@ -149,6 +166,9 @@ int main(int argc, char** argv) {
     v["device"] = kbv::device_to_json(kbv::DeviceInfo{});
   }
   stage("done");
+  log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(steady_ns()) +
+               " " + job.candidate_path + " " + job.protocol,
+           "FAKE_WORKER_TURN_LOG");
   send({{"event", "verdict"}, {"verdict", v}});
   return 0;
 }

@@ -60,6 +60,80 @@ void expect_disjoint_work(const std::vector<DeviceCall>& calls, const std::set<s
   std::set<std::string> used;
   for (const auto& [d, n] : jobs_per_device) used.insert(d);
   EXPECT_EQ(used, devices);
+  // A candidate's protocols share its build cache entry, which one sandbox at a time may hold.
+  std::map<std::string, std::string> device_of_candidate;
+  for (const auto& c : calls) {
+    std::string candidate = c.job.substr(0, c.job.find(' '));
+    auto [it, added] = device_of_candidate.emplace(candidate, c.device);
+    EXPECT_EQ(it->second, c.device) << candidate << " was evaluated on two devices";
+  }
+}
+
+struct Turn {
+  std::string device, job;
+  long long process_start = 0, turn_start = 0, end = 0;
+};
+
+std::vector<Turn> turns(const Scratch& s) {
+  std::vector<Turn> out;
+  std::ifstream in(s.path("turns.log"));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    Turn t;
+    std::string candidate, protocol;
+    words >> t.device >> t.process_start >> t.turn_start >> t.end >> candidate >> protocol;
+    t.job = candidate + " " + protocol;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// --prestart: judges start while the device is busy (their start-up overlaps), but each waits
+// for the one before it to exit: on every device, no two evaluations' turns overlap.
+void expect_turns_one_at_a_time(const std::vector<Turn>& all, std::size_t jobs, bool expect_ahead) {
+  ASSERT_EQ(all.size(), jobs);
+  std::map<std::string, std::vector<Turn>> by_device;
+  for (const auto& t : all) by_device[t.device].push_back(t);
+  int started_ahead = 0;
+  for (auto& [device, list] : by_device) {
+    std::sort(list.begin(), list.end(), [](const Turn& a, const Turn& b) { return a.turn_start < b.turn_start; });
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      EXPECT_GT(list[i].turn_start, list[i - 1].end)
+          << device << ": " << list[i].job << " began its turn before " << list[i - 1].job << " ended";
+      started_ahead += list[i].process_start < list[i - 1].end;
+    }
+  }
+  if (expect_ahead) EXPECT_GE(started_ahead, static_cast<int>(jobs) / 2) << "judges were not started ahead";
+  else EXPECT_EQ(started_ahead, 0);
+}
+
+TEST(RunDevices, JudgesStartedAheadWaitForTheirTurn) {
+  Scratch s("devices-prestart");
+  corpus(s);
+  s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 16, true);
+  EXPECT_NE(r.output.find("start-up done ahead"), std::string::npos) << r.output;
+}
+
+TEST(RunDevices, TwoDevicesEachTakeTurnsWithJudgesStartedAhead) {
+  Scratch s("devices-prestart-two");
+  corpus(s);
+  s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0,cuda:1", "--prestart", "1"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 16, true);
+  expect_disjoint_work(device_calls(s), {"cuda:0", "cuda:1"});
+}
+
+TEST(RunDevices, PrestartZeroStartsEachJudgeAfterTheLast) {
+  Scratch s("devices-prestart-off");
+  corpus(s);
+  s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "0"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 16, false);
 }
 
 TEST(RunDevices, TwoDevicesGetDisjointWorkAndEveryJobRunsOnce) {

@@ -1,14 +1,18 @@
 // `kbv run` on a runs folder made from the examples (two "models", several samples), on the
 // CPU: it fills the store; killed with SIGKILL halfway and run again, it completes with no
 // duplicate and no missing verdict; `kbv report` and `kbv export` read the result.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
+#include "core/job.hpp"
 #include "kbv_cli.hpp"
 #include "store/result_store.hpp"
 
@@ -170,6 +174,84 @@ TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
   EXPECT_NE(warm.find("2 already in the build cache"), std::string::npos) << warm;
   ResultStore store((root / "warm.db").string(), ResultStore::Mode::read_only);
   EXPECT_EQ(store.verdict_count(), 2) << "evaluated all the same";
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+// --prestart through the real judge and sandbox: the judge starts its interpreter and the
+// sandbox's ahead, waits for its turn, and only then hands the build cache entry over and sends
+// the jobs. The verdicts match a run without it, and each says its start-up was done ahead.
+TEST(RunCli, JudgesStartedAheadGiveTheSameVerdicts) {
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-prestart");
+  fs::remove_all(root);
+  fs::create_directories(root / "suite/level1");
+  fs::create_directories(root / "runs/m");
+  fs::copy_file(example_problem("7_Swish.py"), root / "suite/level1/7_Swish.py");
+  fs::copy_file(fixture("swish_torch.py"), root / "runs/m/level_1_problem_7_sample_0_kernel.py");
+  fs::copy_file(example_candidate("relu_wrong_cpu.py"), root / "runs/m/level_1_problem_7_sample_1_kernel.py");
+  auto run_into = [&](const std::string& db, const std::string& prestart) {
+    ProcessSpec spec;
+    spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+                 "--db", (root / db).string(), "--protocol", "standard,verified", "--time-budget", "0.2", "--build-dir",
+                 (root / "builds").string(), "--jobs", "2", "--gpus", "cpu", "--prestart", prestart};
+    auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
+    EXPECT_EQ(r.exit_code, 0) << r.output_head << r.output_tail;
+    return r.output_head + r.output_tail;
+  };
+  std::string ahead = run_into("ahead.db", "1");
+  EXPECT_NE(ahead.find("start-up done ahead"), std::string::npos) << ahead;
+  run_into("plain.db", "0");
+  auto outcomes = [&](const std::string& db, bool want_ahead) {
+    std::map<std::string, Outcome> out;
+    ResultStore store((root / db).string(), ResultStore::Mode::read_only);
+    for (const auto& r : store.verdicts()) {
+      out[r.verdict.candidate.path + " " + r.verdict.protocol] = r.verdict.outcome;
+      EXPECT_EQ(r.verdict.stage_seconds.count("ahead"), want_ahead ? 1u : 0u) << db << ": " << r.verdict.candidate.path;
+      EXPECT_EQ(r.verdict.stage_seconds.count("waiting"), 0u) << "folded into ahead";
+    }
+    return out;
+  };
+  auto with = outcomes("ahead.db", true), without = outcomes("plain.db", false);
+  EXPECT_EQ(with.size(), 4u);
+  EXPECT_EQ(with, without);
+  int correct = 0;
+  for (const auto& [key, outcome] : with) correct += outcome == Outcome::correct;
+  EXPECT_EQ(correct, 2) << "swish_torch is correct under both protocols, relu_wrong_cpu under neither";
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+// A judge started ahead whose gate kbv closes unopened (kbv is stopping) leaves quietly: no
+// verdict, exit 0, and it does not wait for anything.
+TEST(RunCli, AJudgeWhoseGateClosesUnopenedEndsWithoutAVerdict) {
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-gate");
+  fs::remove_all(root);
+  fs::create_directories(root);
+  WorkerJob job;
+  job.problem_path = example_problem("7_Swish.py");
+  job.candidate_path = fixture("swish_torch.py");
+  job.protocol = "standard";
+  job.device = "cpu";
+  job.size = "small";
+  job.build_root = (root / "builds").string();
+  int gate[2];
+  ASSERT_EQ(::pipe2(gate, O_CLOEXEC), 0);
+  ::close(gate[1]);  // closed, never written
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv-judge", "--device-gate"};
+  spec.stdin_data = nlohmann::json(job).dump();
+  spec.fd5 = gate[0];
+  std::vector<std::string> stages;
+  bool verdict = false;
+  auto r = run_process(spec, Clock::now() + std::chrono::minutes(3), [&](const std::string& line) -> std::optional<Clock::time_point> {
+    auto m = nlohmann::json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("event", "") == "stage") stages.push_back(m.value("stage", ""));
+    if (m.is_object() && m.value("event", "") == "verdict") verdict = true;
+    return std::nullopt;
+  });
+  ::close(gate[0]);
+  EXPECT_TRUE(r.exited && r.exit_code == 0) << r.describe() << r.output_head << r.output_tail;
+  EXPECT_FALSE(verdict);
+  ASSERT_FALSE(stages.empty());
+  EXPECT_EQ(stages.back(), "waiting");
   if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 

@@ -21,7 +21,7 @@ class BuildCache : public ::testing::Test {
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     entry_ = build_cache_entry(root_.string(), "0123456789abcdef0123456789abcdef");
-    build_cache_prepare(entry_, -1);
+    build_cache_create(entry_);
     write("ext/ext.so", "the built library");
     build_cache_record(entry_);
   }
@@ -38,6 +38,16 @@ TEST_F(BuildCache, TheEntryIsKeyedByTheSourceAndItsManifestLivesOutsideIt) {
   EXPECT_EQ(fs::path(entry_.dir).filename(), "0123456789abcdef");
   EXPECT_EQ(fs::path(entry_.manifest).parent_path().filename(), ".kbv-manifests");
   EXPECT_FALSE(entry_.manifest.rfind(entry_.dir, 0) == 0) << "a sandbox may write its entry, never its manifest";
+}
+
+// Another uid's sandbox must not enter an entry (it could hold the entry's build lock, kbv.flock,
+// and stall its builds), also one made before entries were private.
+TEST_F(BuildCache, OnlyTheOwnerMayEnterAnEntry) {
+  EXPECT_EQ(fs::status(entry_.dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  fs::permissions(entry_.dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                                  fs::perms::others_exec);
+  build_cache_create(entry_);
+  EXPECT_EQ(fs::status(entry_.dir).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
 TEST_F(BuildCache, AnUntouchedEntryVerifies) { EXPECT_EQ(build_cache_verify(entry_), std::nullopt); }

@@ -22,6 +22,33 @@ TEST(StageClock, AttributesTimeToTheStageThatWasRunning) {
   EXPECT_EQ(seconds.size(), 3u);
 }
 
+// A judge started ahead: its start-up counts as done ahead only until its gate opened; what the
+// device waited for after that is ordinary start-up.
+TEST(StageClock, StartUpAfterTheGateOpenedIsNotAhead) {
+  auto t0 = StageClock::Clock::time_point{};
+  StageClock clock(t0);
+  clock.enter("python", t0 + milliseconds(500));
+  clock.enter("waiting", t0 + milliseconds(4000));
+  double ahead = clock.fold_ahead("ahead", 3.0, "setup", t0 + milliseconds(4100));  // the gate opened at 3 s
+  EXPECT_DOUBLE_EQ(ahead, 3.0);
+  auto seconds = clock.finish(t0 + milliseconds(5100));
+  EXPECT_DOUBLE_EQ(seconds["ahead"], 3.0);
+  EXPECT_DOUBLE_EQ(seconds["start"], 1.1);
+  EXPECT_DOUBLE_EQ(seconds["setup"], 1.0);
+  EXPECT_EQ(seconds.count("python") + seconds.count("waiting"), 0u);
+
+  StageClock open_all_along(t0);  // the gate never closed for it (the device's first turn)
+  EXPECT_DOUBLE_EQ(open_all_along.fold_ahead("ahead", 0.0, "setup", t0 + milliseconds(3000)), 0.0);
+  EXPECT_DOUBLE_EQ(open_all_along.finish(t0 + milliseconds(3000))["start"], 3.0);
+
+  RunThroughput t;
+  Verdict eval;
+  eval.stage_seconds = {{"ahead", 3.0}, {"start", 1.1}, {"timing", 1.0}};
+  t.add_evaluation(eval);
+  EXPECT_DOUBLE_EQ(t.eval_ahead_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(t.eval_group_seconds["startup"], 1.1) << "ahead is in no group: it cost the device nothing";
+}
+
 TEST(RunThroughput, GroupsStagesAndCountsParallelBuilds) {
   EXPECT_EQ(stage_group("reuse_check"), "correctness");
   EXPECT_EQ(stage_group("models"), "correctness");

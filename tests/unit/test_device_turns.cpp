@@ -1,0 +1,119 @@
+// DeviceTurns (kbv run --prestart): judges started ahead wait at a gate until every earlier turn
+// on the device has ended, so the device still runs one evaluation at a time.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "orchestrate/device_turns.hpp"
+#include "orchestrate/evaluation_queue.hpp"
+
+namespace kbv {
+namespace {
+
+bool gate_open(const DeviceTurns::Turn& t) {
+  pollfd p{t.gate_fd(), POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+TEST(DeviceTurns, TheFirstTurnIsOpenAndTheNextWaitsForIt) {
+  DeviceTurns turns;
+  auto a = turns.take();
+  auto b = turns.take();
+  auto c = turns.take();
+  EXPECT_TRUE(gate_open(a));
+  EXPECT_FALSE(gate_open(b));
+  EXPECT_FALSE(gate_open(c));
+  a.end();
+  EXPECT_TRUE(gate_open(b));
+  EXPECT_FALSE(gate_open(c)) << "only one turn at a time";
+  char byte = 0;
+  EXPECT_EQ(::read(b.gate_fd(), &byte, 1), 1);
+  b.end();
+  EXPECT_TRUE(gate_open(c));
+}
+
+// A judge that dies before its turn (its interpreter failed) ends its turn early: that must not
+// let the one after it in while an earlier evaluation still has the device.
+TEST(DeviceTurns, ATurnEndedEarlyDoesNotOpenTheDeviceToTheNext) {
+  DeviceTurns turns;
+  auto a = turns.take();
+  auto b = turns.take();
+  auto c = turns.take();
+  b.end();
+  EXPECT_FALSE(gate_open(c)) << "a still has the device";
+  a.end();
+  EXPECT_TRUE(gate_open(c)) << "b is skipped once a ends";
+}
+
+TEST(DeviceTurns, ATurnTakenWhenTheDeviceIsFreeIsOpenAtOnce) {
+  DeviceTurns turns;
+  turns.take().end();
+  auto b = turns.take();
+  EXPECT_TRUE(gate_open(b));
+}
+
+// Many threads, each taking turns as kbv run's evaluators do: no two ever hold the device at once,
+// and every turn gets it.
+TEST(DeviceTurns, ThreadsNeverHoldTheDeviceTogether) {
+  DeviceTurns turns;
+  std::atomic<int> holding{0}, most{0}, served{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 40; ++i) {
+        auto turn = turns.take();
+        char byte;
+        ASSERT_EQ(::read(turn.gate_fd(), &byte, 1), 1);
+        int now = ++holding;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        --holding;
+        ++served;
+        turn.end();
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(most.load(), 1);
+  EXPECT_EQ(served.load(), 120);
+}
+
+TEST(EvaluationQueue, ACandidatesJobsStayOnOneDeviceAndEachJobIsHandedOutOnce) {
+  // jobs 0..7: candidates a, b, c, d with two protocols each, interleaved
+  std::vector<std::string> group{"a", "b", "a", "c", "b", "d", "c", "d"};
+  std::vector<std::size_t> jobs{0, 1, 2, 3, 4, 5, 6, 7};
+  EvaluationQueue q(jobs, group, 2);
+  std::vector<int> device_of(8, -1);
+  std::vector<std::size_t> order;
+  for (int round = 0; round < 8; ++round)
+    for (std::size_t d = 0; d < 2; ++d)
+      if (auto j = q.next(d)) {
+        ASSERT_EQ(device_of[*j], -1) << "job " << *j << " handed out twice";
+        device_of[*j] = static_cast<int>(d);
+        order.push_back(*j);
+      }
+  EXPECT_EQ(order.size(), 8u);
+  for (std::size_t j = 0; j < 8; ++j)
+    for (std::size_t k = 0; k < 8; ++k)
+      if (group[j] == group[k]) EXPECT_EQ(device_of[j], device_of[k]) << "candidate " << group[j] << " on two devices";
+  EXPECT_NE(device_of[0], device_of[1]) << "two devices both got work";
+  EXPECT_FALSE(q.next(0));
+  EXPECT_FALSE(q.next(1));
+}
+
+TEST(EvaluationQueue, SkipsJobsNotListed) {
+  std::vector<std::string> group{"a", "a", "b"};
+  EvaluationQueue q({0, 2}, group, 1);
+  EXPECT_EQ(q.next(0), 0u);
+  EXPECT_EQ(q.next(0), 2u);
+  EXPECT_FALSE(q.next(0));
+}
+
+}  // namespace
+}  // namespace kbv

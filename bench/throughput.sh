@@ -53,6 +53,10 @@ for t in tp:
         print(f"build phase: {t['builds']} sources in {t['build_phase_seconds']:.1f} s wall, {t.get('build_jobs', 0)} at a time; "
               f"{t['build_worker_seconds'] / t['builds']:.1f} s of build-worker time per source (each worker one compile at a time); "
               f"{t.get('builds_cached', 0)} already cached")
+        if t.get("build_cpu_seconds"):
+            print(f"build CPU: {t['build_cpu_seconds'] / t['builds']:.1f} s per source (user + system, compilers included)")
+    if t.get("eval_ahead_seconds"):
+        print(f"start-up done ahead of the device's turn (--prestart), overlapped: {t['eval_ahead_seconds']:.1f} s")
 
 stages = {}
 for v in verdicts:

@@ -61,6 +61,8 @@ void DeviceTurns::end(std::uint64_t number) {
 void DeviceTurns::open_current() {
   auto it = gates_.find(current_);
   if (it == gates_.end()) return;
+  // Recorded first: the judge may answer before this thread returns from the write.
+  opened_[current_] = std::chrono::steady_clock::now();
   // One byte into an empty pipe whose read end the turn still holds: never blocks, never EPIPE.
   char go = 1;
   ssize_t n;
@@ -68,7 +70,6 @@ void DeviceTurns::open_current() {
   while (n < 0 && errno == EINTR);
   ::close(it->second);
   gates_.erase(it);
-  opened_[current_] = std::chrono::steady_clock::now();
 }
 
 }  // namespace kbv

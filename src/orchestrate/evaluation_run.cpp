@@ -139,6 +139,7 @@ Verdict run_evaluation(const EvaluationRun& run) {
   std::string started_at = utc_now_iso();
   ProcessResult process = run_process(spec, after(backstop), on_message);
   std::map<std::string, double> stage_seconds = stage_clock.finish();
+  if (run.cpu_seconds) *run.cpu_seconds = process.cpu_seconds;
 
   Verdict v;
   v.protocol = run.job.protocol;

@@ -34,6 +34,8 @@ struct EvaluationRun {
   int turns_ahead = 0;
   // When the gate opened (DeviceTurns::Turn::opened_at): start-up after it was on the device's path.
   std::function<std::optional<std::chrono::steady_clock::time_point>()> gate_opened_at;
+  // Out, when set: CPU seconds of the judge's process tree (its sandboxes and their compilers).
+  double* cpu_seconds = nullptr;
 };
 
 Verdict run_evaluation(const EvaluationRun& run);

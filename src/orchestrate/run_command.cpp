@@ -429,11 +429,13 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
         const auto& jobs = by_source.at(sources[s]);  // read-only from the builder threads
         EvaluationRun run = make_run(todo[jobs.front()], devices.front());
         run.job.build_only = true;
+        double cpu_seconds = 0;
+        run.cpu_seconds = &cpu_seconds;
         Verdict v = evaluate(run);
         if (cancelled(v)) return;
         {
           std::lock_guard<std::mutex> lock(throughput_mutex);
-          throughput.add_build(v);
+          throughput.add_build(v, cpu_seconds);
         }
         bool built = v.outcome == Outcome::skipped && v.stage == "built";
         if (built && v.build && !v.build->build_dir.empty()) built_index.mark_built(sources[s], v.build->build_dir);

@@ -4,9 +4,10 @@
 
 namespace kbv {
 
-void RunThroughput::add_build(const Verdict& v) {
+void RunThroughput::add_build(const Verdict& v, double cpu_seconds) {
   ++builds;
   build_worker_seconds += v.wall_seconds;
+  build_cpu_seconds += cpu_seconds;
 }
 
 void RunThroughput::add_evaluation(const Verdict& v) {
@@ -21,6 +22,7 @@ nlohmann::json RunThroughput::to_json() const {
           {"builds_cached", builds_cached},
           {"build_phase_seconds", build_phase_seconds},
           {"build_worker_seconds", build_worker_seconds},
+          {"build_cpu_seconds", build_cpu_seconds},
           {"evaluations", evaluations},
           {"eval_phase_seconds", eval_phase_seconds},
           {"eval_group_seconds", eval_group_seconds},
@@ -33,6 +35,9 @@ std::string RunThroughput::describe() const {
                      "{} already built\n",
                      builds, build_jobs, build_phase_seconds, build_worker_seconds,
                      build_phase_seconds > 0 ? build_worker_seconds / build_phase_seconds : 0.0, builds_cached);
+  if (builds > 0 && build_cpu_seconds > 0)
+    out += fmt::format("  build CPU: {:.1f} s per source (user + system of each build worker's processes, compilers included)\n",
+                       build_cpu_seconds / static_cast<double>(builds));
   double per_hour = eval_phase_seconds > 0 ? static_cast<double>(evaluations) * 3600.0 / eval_phase_seconds : 0.0;
   out += fmt::format("  evaluation phase: {} evaluations in {:.1f} s wall ({:.0f} per hour, {:.1f} s each)\n", evaluations,
                      eval_phase_seconds, per_hour, evaluations ? eval_phase_seconds / static_cast<double>(evaluations) : 0.0);

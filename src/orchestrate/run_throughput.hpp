@@ -19,12 +19,13 @@ struct RunThroughput {
   std::size_t builds_cached = 0;     // sources skipped: already built for this device and kbv
   double build_phase_seconds = 0;    // wall
   double build_worker_seconds = 0;   // sum over the build workers (> wall when parallel)
+  double build_cpu_seconds = 0;      // CPU of the build workers' whole process trees (compilers included)
   std::size_t evaluations = 0;       // verdicts from the evaluation phase
   double eval_phase_seconds = 0;     // wall
   std::map<std::string, double> eval_group_seconds;  // evaluation workers' time per stage group
   double eval_ahead_seconds = 0;     // start-up done ahead, while another evaluation had the device
 
-  void add_build(const Verdict& v);
+  void add_build(const Verdict& v, double cpu_seconds = 0);
   void add_evaluation(const Verdict& v);
 
   nlohmann::json to_json() const;

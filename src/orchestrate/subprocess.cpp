@@ -536,10 +536,15 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
 
   int status = 0;
   pid_t waited;
-  do waited = ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  do waited = ::wait4(pid, &status, 0, &usage);
   while (waited < 0 && errno == EINTR);
   guard.reaped = true;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (waited == pid) {
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    result.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  }
 
   if (waited == pid && WIFEXITED(status)) {
     result.exited = true;

@@ -45,6 +45,9 @@ struct ProcessResult {
   bool timed_out = false;    // kbv killed the group because a deadline passed
   bool cancelled = false;    // kbv killed the group because spec.cancel became true
   double wall_seconds = 0;
+  // User + system CPU of the child and of every descendant reaped under it (a judge reaps its
+  // sandboxes, they their compilers): what the whole process tree cost.
+  double cpu_seconds = 0;
   std::string output_head;   // first keep_head_bytes of stdout+stderr
   std::string output_tail;   // last keep_tail_bytes of what follows the head (no overlap: head +
                              // tail is all of it when output_bytes <= keep_head + keep_tail)

@@ -28,8 +28,11 @@ TEST(DeviceTurns, TheFirstTurnIsOpenAndTheNextWaitsForIt) {
   EXPECT_TRUE(gate_open(a));
   EXPECT_FALSE(gate_open(b));
   EXPECT_FALSE(gate_open(c));
+  EXPECT_TRUE(a.opened_at().has_value());
+  EXPECT_FALSE(b.opened_at().has_value()) << "start-up before its gate opens is done ahead";
   a.end();
   EXPECT_TRUE(gate_open(b));
+  ASSERT_TRUE(b.opened_at().has_value());
   EXPECT_FALSE(gate_open(c)) << "only one turn at a time";
   char byte = 0;
   EXPECT_EQ(::read(b.gate_fd(), &byte, 1), 1);

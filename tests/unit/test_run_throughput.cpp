@@ -49,6 +49,17 @@ TEST(StageClock, StartUpAfterTheGateOpenedIsNotAhead) {
   EXPECT_DOUBLE_EQ(t.eval_group_seconds["startup"], 1.1) << "ahead is in no group: it cost the device nothing";
 }
 
+TEST(RunThroughput, BuildCpuIsPricedPerSource) {
+  RunThroughput t;
+  Verdict build;
+  build.wall_seconds = 20;
+  t.add_build(build, 30.0);
+  t.add_build(build, 50.0);
+  EXPECT_DOUBLE_EQ(t.build_cpu_seconds, 80.0);
+  EXPECT_NE(t.describe().find("build CPU: 40.0 s per source"), std::string::npos) << t.describe();
+  EXPECT_DOUBLE_EQ(t.to_json()["build_cpu_seconds"].get<double>(), 80.0);
+}
+
 TEST(RunThroughput, GroupsStagesAndCountsParallelBuilds) {
   EXPECT_EQ(stage_group("reuse_check"), "correctness");
   EXPECT_EQ(stage_group("models"), "correctness");

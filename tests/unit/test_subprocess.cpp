@@ -59,6 +59,17 @@ TEST(Subprocess, ExitCodePropagates) {
   EXPECT_GT(r.wall_seconds, 0.0);
 }
 
+// The CPU of the whole tree: a grandchild's work counts once its parent has reaped it (a judge
+// reaps its sandboxes, they their compilers), which is how kbv run prices a build.
+TEST(Subprocess, CpuSecondsIncludeReapedGrandchildren) {
+  auto r = run_process(shell("sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'; true"), in(60s));
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_GT(r.cpu_seconds, 0.05) << "the grandchild's loop";
+  EXPECT_LT(r.cpu_seconds, 2 * r.wall_seconds + 0.5);
+  auto idle = run_process(shell("sleep 0.3"), in(10s));
+  EXPECT_LT(idle.cpu_seconds, 0.05) << "sleeping costs no CPU";
+}
+
 TEST(Subprocess, SegfaultReportsSignal) {
   auto r = run_process(shell("kill -SEGV $$"), in(5000ms));
   EXPECT_FALSE(r.exited);

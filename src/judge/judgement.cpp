@@ -110,12 +110,23 @@ bool Judgement::start_ahead(int gate_fd) {
   return n == 1;
 }
 
-void Judgement::abandon() {
-  if (sandbox_) sandbox_->stop();
+void Judgement::stop_runners() {
+  if (sandbox_) {
+    sandbox_->stop();
+    verdict_.isolation = sandbox_->isolation();
+  }
   if (twin_) twin_->stop();
+  if (!sandbox_tmp_.empty()) {
+    // Nothing of a candidate outlives its evaluation on disk.
+    auto removed = isolation::remove_tree(sandbox_tmp_);
+    if (!removed.ok) verdict_.warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
+  }
+}
+
+void Judgement::abandon() {
+  stop_runners();
   sandbox_.reset();
   twin_.reset();
-  if (!sandbox_tmp_.empty()) isolation::remove_tree(sandbox_tmp_);
   sandbox_tmp_.clear();
 }
 
@@ -186,16 +197,7 @@ Verdict Judgement::run() {
     verdict_.outcome = sandbox_ ? Outcome::protocol_violation : Outcome::internal_error;
     verdict_.reason = std::string("malformed data from the candidate's sandbox: ") + e.what();
   }
-  if (sandbox_) {
-    sandbox_->stop();
-    verdict_.isolation = sandbox_->isolation();
-  }
-  if (twin_) twin_->stop();
-  if (!sandbox_tmp_.empty()) {
-    // Nothing of a candidate outlives its evaluation on disk.
-    auto removed = isolation::remove_tree(sandbox_tmp_);
-    if (!removed.ok) verdict_.warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
-  }
+  stop_runners();
   verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   return verdict_;
 }

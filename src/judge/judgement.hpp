@@ -177,6 +177,7 @@ class Judgement {
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
   nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()
   void restart_clock();
+  void stop_runners();  // stops the sandbox and the twin, removes the sandbox's private tmp
   bool started_ahead_ = false;
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;

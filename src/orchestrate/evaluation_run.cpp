@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
+#include "core/stage.hpp"
 #include "core/stage_group.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
@@ -49,7 +50,7 @@ std::string format_seconds(double s) {
 void describe_lost_judge(Verdict& v, const ProcessResult& p, const std::string& stage, const EvaluationLimits& limits) {
   v.stage = stage;
   v.outcome = Outcome::internal_error;
-  if (p.timed_out && stage == "waiting") {
+  if (p.timed_out && stage == stage_name(Stage::waiting)) {
     v.reason = "kbv-judge, started ahead, waited for its turn on the device longer than the evaluations before it could "
                "take; kbv's own failure: a re-run evaluates it";
     return;
@@ -118,11 +119,12 @@ Verdict run_evaluation(const EvaluationRun& run) {
       // the turns that may come first, each bounded by its own start-up and backstop; and its
       // evaluation, from the first message after the wait, by one backstop again. Its start-up
       // counts as done ahead up to the moment the gate opened.
-      if (gated && name == "waiting" && stage_clock.current() != "waiting") {
+      const bool waiting = stage_clock.current() == stage_name(Stage::waiting);
+      if (gated && name == stage_name(Stage::waiting) && !waiting) {
         stage_clock.enter(name);
         return after(backstop * (2 * std::max(run.turns_ahead, 1) + 1));
       }
-      if (gated && stage_clock.current() == "waiting") {
+      if (gated && waiting) {
         const auto now = Clock::now();
         auto opened = run.gate_opened_at ? run.gate_opened_at() : std::nullopt;
         double overlapped = opened ? std::chrono::duration<double>(*opened - spawned).count() : 0;

@@ -491,14 +491,14 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
           EvaluationRun run = make_run(todo[*j], devices[d]);
           std::optional<DeviceTurns::Turn> turn;
           Verdict v;
-          try {
+          try {  // as evaluate(), with taking a turn (a pipe) among what may fail
             if (prestart > 0) {
               turn.emplace(turns[d]->take());
               run.device_gate_fd = turn->gate_fd();
               run.turns_ahead = prestart;
               run.gate_opened_at = [&turn] { return turn->opened_at(); };
             }
-            v = evaluate(run);
+            v = run_evaluation(run);
           } catch (const std::exception& e) {
             v = internal_error_verdict(e.what());
           }

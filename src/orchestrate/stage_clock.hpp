@@ -3,6 +3,7 @@
 // messages: it needs nothing from the worker, so a worker that hangs or dies still leaves the
 // time it spent where it stopped.
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
@@ -31,7 +32,7 @@ class StageClock {
     close(now);
     double total = 0;
     for (const auto& [stage, seconds] : seconds_) total += seconds;
-    double overlapped = ahead_seconds < 0 ? 0 : (ahead_seconds > total ? total : ahead_seconds);
+    double overlapped = std::clamp(ahead_seconds, 0.0, total);
     seconds_.clear();
     seconds_[ahead] = overlapped;
     if (total - overlapped > 0) seconds_["start"] = total - overlapped;

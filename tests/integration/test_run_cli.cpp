@@ -148,24 +148,34 @@ TEST(RunCli, SigkillHalfwayThenResumeCompletesWithoutDuplicates) {
   if (!::testing::Test::HasFailure()) fs::remove_all(f.root);
 }
 
-// A second run into a new DB finds the sources in the build cache and starts no build worker.
-TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
-  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-warm");
+// Swish's problem with two candidates (one correct, one wrong), in a fresh folder `root`.
+fs::path make_swish_pair(const std::string& name) {
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(root);
   fs::create_directories(root / "suite/level1");
   fs::create_directories(root / "runs/m");
   fs::copy_file(example_problem("7_Swish.py"), root / "suite/level1/7_Swish.py");
   fs::copy_file(fixture("swish_torch.py"), root / "runs/m/level_1_problem_7_sample_0_kernel.py");
   fs::copy_file(example_candidate("relu_wrong_cpu.py"), root / "runs/m/level_1_problem_7_sample_1_kernel.py");
-  auto run_into = [&](const std::string& db) {
-    ProcessSpec spec;
-    spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
-                 "--db", (root / db).string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",
-                 (root / "builds").string(), "--jobs", "2", "--gpus", "cpu"};
-    auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
-    EXPECT_EQ(r.exit_code, 0) << r.output_head << r.output_tail;
-    return r.output_head + r.output_tail;
-  };
+  return root;
+}
+
+// `kbv run` on the CPU over `root` (make_swish_pair) into root/DB, builds in root/builds; its output.
+std::string run_swish_pair(const fs::path& root, const std::string& db, const std::vector<std::string>& extra) {
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+               "--db", (root / db).string(), "--time-budget", "0.2", "--build-dir", (root / "builds").string(), "--jobs", "2",
+               "--gpus", "cpu"};
+  spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+  auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
+  EXPECT_EQ(r.exit_code, 0) << r.output_head << r.output_tail;
+  return r.output_head + r.output_tail;
+}
+
+// A second run into a new DB finds the sources in the build cache and starts no build worker.
+TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
+  fs::path root = make_swish_pair("warm");
+  auto run_into = [&](const std::string& db) { return run_swish_pair(root, db, {"--protocol", "standard"}); };
   std::string cold = run_into("cold.db");
   EXPECT_NE(cold.find("2 candidate sources built"), std::string::npos) << cold;
   EXPECT_NE(cold.find("0 already in the build cache"), std::string::npos) << cold;
@@ -181,21 +191,9 @@ TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
 // sandbox's ahead, waits for its turn, and only then hands the build cache entry over and sends
 // the jobs. The verdicts match a run without it, and each says its start-up was done ahead.
 TEST(RunCli, JudgesStartedAheadGiveTheSameVerdicts) {
-  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-prestart");
-  fs::remove_all(root);
-  fs::create_directories(root / "suite/level1");
-  fs::create_directories(root / "runs/m");
-  fs::copy_file(example_problem("7_Swish.py"), root / "suite/level1/7_Swish.py");
-  fs::copy_file(fixture("swish_torch.py"), root / "runs/m/level_1_problem_7_sample_0_kernel.py");
-  fs::copy_file(example_candidate("relu_wrong_cpu.py"), root / "runs/m/level_1_problem_7_sample_1_kernel.py");
+  fs::path root = make_swish_pair("prestart");
   auto run_into = [&](const std::string& db, const std::string& prestart) {
-    ProcessSpec spec;
-    spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
-                 "--db", (root / db).string(), "--protocol", "standard,verified", "--time-budget", "0.2", "--build-dir",
-                 (root / "builds").string(), "--jobs", "2", "--gpus", "cpu", "--prestart", prestart};
-    auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
-    EXPECT_EQ(r.exit_code, 0) << r.output_head << r.output_tail;
-    return r.output_head + r.output_tail;
+    return run_swish_pair(root, db, {"--protocol", "standard,verified", "--prestart", prestart});
   };
   std::string ahead = run_into("ahead.db", "1");
   EXPECT_NE(ahead.find("start-up done ahead"), std::string::npos) << ahead;

@@ -63,9 +63,11 @@ for v in verdicts:
     for s, sec in (v.get("stage_seconds") or {}).items():
         stages.setdefault(s, []).append(sec)
 if stages:
-    print("seconds per verdict, by stage (mean over the verdicts that have the stage):")
+    # Over every verdict: one judge serving several protocols puts its shared start-up and build
+    # on the first one's verdict only.
+    print("seconds per verdict, by stage (each stage's total over all verdicts / verdicts):")
     for s, xs in sorted(stages.items(), key=lambda kv: -sum(kv[1])):
-        print(f"  {s:<14} {sum(xs) / len(xs):7.3f}  ({len(xs)} verdicts)")
+        print(f"  {s:<14} {sum(xs) / n:7.3f}  (in {len(xs)} verdicts)")
 
 timed = within = 0
 for v in verdicts:

@@ -143,7 +143,7 @@ if [[ " $STEPS " == *" split "* ]]; then
   put examples/candidates/relu_illegal_address.py examples 19 1
   put examples/candidates/relu_raw_scratch.py examples 19 2
   put examples/candidates/linear_relu_cuda.py examples 40 0
-  i=0; for h in side_stream side_stream_full_grid side_stream_thread_launch persisting_l2 honest_own_stream stale_memory; do
+  i=0; for h in side_stream side_stream_full_grid side_stream_thread_launch persisting_l2 honest_own_stream stale_memory persistent_kernel; do
     put "examples/hacks/$h.py" hacks 19 $i; i=$((i+1)); done
   put runs/demo-gamer/level_1_problem_8_sample_0_kernel.py hacks 8 0
   start=$(date +%s)

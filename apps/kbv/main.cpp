@@ -208,6 +208,9 @@ int main(int argc, char** argv) {
                  "Judges started ahead per GPU: their start-up (interpreters, sandboxes) runs while the device evaluates "
                  "another candidate, and each waits for its turn; -1: 2 on a GPU, 0 on the CPU")
       ->capture_default_str();
+  rn->add_flag("--sandbox-per-protocol", runopt.sandbox_per_protocol,
+               "Each protocol of a candidate in a judge and sandbox of its own (by default one sandbox serves all of them, "
+               "strict first): slower; for comparisons");
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

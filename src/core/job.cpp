@@ -6,10 +6,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingOptions, enabled, budget_s
                                                 min_rounds, target_rel_ci, warmup_seconds,
                                                 max_input_sets, input_set_budget_bytes, torch_compile)
 
+std::vector<std::string> job_protocols(const WorkerJob& job) {
+  return job.protocols.empty() ? std::vector<std::string>{job.protocol} : job.protocols;
+}
+
 void to_json(nlohmann::json& j, const WorkerJob& job) {
   j = nlohmann::json{{"problem_path", job.problem_path},
                      {"candidate_path", job.candidate_path},
                      {"protocol", job.protocol},
+                     {"protocols", job.protocols},
                      {"precision", job.precision},
                      {"device", job.device},
                      {"size", job.size},
@@ -31,6 +36,7 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.problem_path = j.at("problem_path").get<std::string>();
   job.candidate_path = j.value("candidate_path", defaults.candidate_path);
   job.protocol = j.value("protocol", defaults.protocol);
+  job.protocols = j.value("protocols", defaults.protocols);
   job.precision = j.value("precision", defaults.precision);
   job.device = j.value("device", defaults.device);
   job.size = j.value("size", defaults.size);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,10 @@ struct WorkerJob {
   std::string problem_path;
   std::string candidate_path;
   std::string protocol = "verified";
+  // kbv run: every protocol of the candidate, in this order, served by one sandbox (its start,
+  // build load and teardown paid once); the judge sends one verdict per protocol it finished.
+  // Empty: `protocol` alone.
+  std::vector<std::string> protocols;
   std::string precision = "fp32";
   std::string device = "cuda:0";
   std::string size = "default";         // "small" applies the problem's KBV_SMALL overrides
@@ -55,6 +60,9 @@ struct WorkerJob {
   std::int64_t sandbox_memory_bytes = static_cast<std::int64_t>(defaults::kSandboxMemoryGiB * (1LL << 30));
   std::int64_t sandbox_max_processes = defaults::kSandboxMaxProcesses;
 };
+
+// The protocols a job asks for, in order: `protocols`, or `protocol` alone.
+std::vector<std::string> job_protocols(const WorkerJob& job);
 
 void to_json(nlohmann::json& j, const TimingOptions& t);
 void from_json(const nlohmann::json& j, TimingOptions& t);

@@ -9,7 +9,8 @@
 //          candidate {path, module}, build {...}, | built {extensions}            (build_only)
 //          build_only, arena_bytes}               | failed {stage, kind, message, detail}
 //                          + fds: hop page, arena
-//   construct {init_inputs, model_seed}           constructed {state: [{name, shape}]} | failed
+//   construct {init_inputs, model_seed, tf32}     constructed {state: [{name, shape}]} | failed
+//     (again for each protocol the sandbox serves: a fresh ModelNew under that protocol's TF32)
 //   weights {block}        + fd (CPU)             weights_loaded {copied, entries, unmatched}
 //   bind {slot, block, args: [{tensor: i} |       bound {slot}
 //         {value: json}]}  + fd (CPU)

@@ -154,14 +154,19 @@ void Judgement::construct_candidate() {
   nlohmann::json init = init_inputs_json();
   nlohmann::json reply;
   try {
-    reply = sandbox_->request({{"type", "construct"}, {"init_inputs", init}, {"model_seed", model_seed()}}, {}, "constructed", run_deadline_);
+    // A fresh ModelNew for each protocol the sandbox serves, under that protocol's TF32 setting.
+    reply = sandbox_->request({{"type", "construct"}, {"init_inputs", init}, {"model_seed", model_seed()}, {"tf32", protocol_tf32()}},
+                              {}, "constructed", run_deadline_);
   } catch (const RunnerError& e) {
     end_with_runner_error(e, "constructing ModelNew");
   }
-  try {
-    twin_->receive("ready", run_deadline_);
-  } catch (const RunnerError& e) {
-    throw Ending{Outcome::internal_error, std::string("kbv's twin process failed to start: ") + e.what()};
+  const bool first = !reader_;  // the sandbox's first ModelNew: the twin and the hop page too
+  if (first) {
+    try {
+      twin_->receive("ready", run_deadline_);
+    } catch (const RunnerError& e) {
+      throw Ending{Outcome::internal_error, std::string("kbv's twin process failed to start: ") + e.what()};
+    }
   }
   if (reply["type"] == "failed") throw Ending{Outcome::runtime_error, first_line(failure_message(reply, "constructing ModelNew failed"))};
   guarded(Outcome::protocol_violation, "the sandbox's state list", [&] {
@@ -177,6 +182,7 @@ void Judgement::construct_candidate() {
     }
     return 0;
   });
+  if (!first) return;
   if (device_.is_cuda()) {
     std::string error;
     if (!sandbox_->attach_cuda(&error) || !twin_->attach_cuda(&error))

@@ -15,7 +15,7 @@ namespace kbv::judge {
 constexpr std::uint32_t kSlot = 0;  // every call uses one input slot: checked calls look like the rest
 
 Tolerance Judgement::tolerance() const {
-  Tolerance tol = protocol_.tolerance(precision_);
+  Tolerance tol = protocol_->tolerance(precision_);
   if (job_.tolerance) tol = {*job_.tolerance, *job_.tolerance};
   return tol;
 }
@@ -39,7 +39,7 @@ OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vect
                                           const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out,
                                           const Tolerance& tol, std::optional<NumericsCheck>* numerics) {
   OutputComparison cmp = tolerance_outputs(ref, ref_tf32, out, tol);
-  if (cmp.ok || !cmp.tolerance_only || !protocol_.numerics_model) return cmp;
+  if (cmp.ok || !cmp.tolerance_only || !protocol_->numerics_model) return cmp;
   NumericsCheck check = numerics_against_truth(inputs, ref, ref_tf32, out);
   if (check.within) {
     cmp.ok = true;
@@ -57,9 +57,9 @@ OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vect
 // reports the closer of the two.
 OutputComparison Judgement::tolerance_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
                                               const std::vector<at::Tensor>& out, const Tolerance& tol) const {
-  auto cmp = compare_outputs(ref, out, tol, protocol_.nan_pattern_must_match);
+  auto cmp = compare_outputs(ref, out, tol, protocol_->nan_pattern_must_match);
   if (cmp.ok || ref_tf32.empty()) return cmp;
-  auto cmp_tf32 = compare_outputs(ref_tf32, out, tol, protocol_.nan_pattern_must_match);
+  auto cmp_tf32 = compare_outputs(ref_tf32, out, tol, protocol_->nan_pattern_must_match);
   if (cmp_tf32.ok || cmp_tf32.mismatched < cmp.mismatched) {
     cmp_tf32.reason = cmp_tf32.ok ? "" : cmp_tf32.reason + " (against the TF32 reference; closer than the fp32 one)";
     return cmp_tf32;
@@ -183,7 +183,7 @@ void Judgement::check_correctness() {
         skip = true;
         d.reason = "the reference raised " + first_line(torch_host::describe_python_error(e).one_line());
       }
-      if (!skip && !protocol_.nan_pattern_must_match && !all_finite(ref)) {
+      if (!skip && !protocol_->nan_pattern_must_match && !all_finite(ref)) {
         skip = true;
         d.reason = "the reference output has NaN/Inf on this distribution";
       }
@@ -195,7 +195,7 @@ void Judgement::check_correctness() {
         d.max_rel_err = cmp.max_rel_err;
         d.mismatched = cmp.mismatched;
         d.numel = cmp.numel;
-        d.trivial_pass = trivial_pass(ref, inputs, tol, protocol_.nan_pattern_must_match);
+        d.trivial_pass = trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
         if (!cmp.ok && !failure) failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
         if (strict() && cmp.ok && !determinism_checked_) {
           // nondeterministic: the same inputs again, compared with the first call's snapshot.

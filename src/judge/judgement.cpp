@@ -32,7 +32,7 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 Judgement::Judgement(const WorkerJob& job, ReportChannel& channel)
-    : job_(job), channel_(channel), protocol_(protocol_by_name(job.protocol)), precision_(precision_from_name(job.precision)) {
+    : job_(job), channel_(channel), protocol_(&protocol_by_name(job_protocols(job).front())), precision_(precision_from_name(job.precision)) {
   restart_clock();
 }
 
@@ -170,14 +170,11 @@ void Judgement::begin_turn() {
   throw Ending{Outcome::crashed, what};
 }
 
-Verdict Judgement::run() {
-  verdict_.protocol = protocol_.name;
-  verdict_.protocol_version = protocol_.version;
-  verdict_.precision = std::string(precision_name(precision_));
-  verdict_.candidate = {job_.candidate_path, ""};
+template <typename F>
+bool Judgement::settle(F&& body) {
   try {
-    stages();
-    verdict_.outcome = Outcome::correct;
+    body();
+    return true;
   } catch (const Ending& end) {
     verdict_.outcome = end.outcome;
     verdict_.reason = end.reason;
@@ -197,12 +194,85 @@ Verdict Judgement::run() {
     verdict_.outcome = sandbox_ ? Outcome::protocol_violation : Outcome::internal_error;
     verdict_.reason = std::string("malformed data from the candidate's sandbox: ") + e.what();
   }
-  stop_runners();
-  verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-  return verdict_;
+  return false;
 }
 
-void Judgement::stages() {
+std::vector<Verdict> Judgement::run() {
+  const std::vector<std::string> names = job_protocols(job_);
+  verdict_.protocol = protocol_->name;
+  verdict_.protocol_version = protocol_->version;
+  verdict_.precision = std::string(precision_name(precision_));
+  verdict_.candidate = {job_.candidate_path, ""};
+  std::vector<Verdict> out;
+  bool more = false;
+  if (settle([&] { more = shared_stages(); }) && !more) verdict_.outcome = Outcome::correct;  // kbv audit
+  if (!more) {
+    // Nothing here depended on the protocol: the same end for each.
+    stop_runners();
+    verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    for (const auto& name : names) {
+      Verdict v = verdict_;
+      v.protocol = name;
+      v.protocol_version = protocol_by_name(name).version;
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+  shared_ = verdict_;
+  // Each protocol's verdict waits for the sandbox's end: its timing is judged against the idle
+  // device, and an integrity flag decides its outcome only after that.
+  struct Pass {
+    const Protocol* protocol;
+    Verdict verdict;
+    std::optional<TimingDraft> timing;
+    std::int64_t output_bytes;
+    bool served;  // its stages in the sandbox all ran
+    Clock::time_point started;
+  };
+  std::vector<Pass> passes;
+  for (const auto& name : names) {
+    begin_protocol(protocol_by_name(name));
+    const bool served = settle([&] { protocol_stages(); });
+    passes.push_back({protocol_, verdict_, std::move(timing_draft_), output_bytes_, served, started_});
+    // After anything but an output found wrong between calls, the sandbox may be mid-call, dead
+    // or its device broken: the other protocols get a sandbox of their own (a fresh judge).
+    if (!served && verdict_.outcome != Outcome::incorrect) break;
+  }
+  enter(Stage::done);
+  // The sandbox ends first: then nothing of the candidate is left on the device (its context
+  // went with its processes), and the twin's null call is the hop of an idle device.
+  if (sandbox_) sandbox_->stop();
+  // The hop of the idle device, as each draft was timed (gated or not).
+  IdleHops idle;
+  std::optional<Ending> idle_failed;
+  try {
+    for (const auto& p : passes)
+      if (p.served && p.timing && !p.timing->raw.back().empty()) {
+        if (p.timing->gated && idle.gated.empty()) idle.gated = idle_hop_samples(true);
+        if (!p.timing->gated && idle.ungated.empty()) idle.ungated = idle_hop_samples(false);
+      }
+  } catch (const Ending& e) {
+    idle_failed = e;
+  }
+  stop_runners();
+  for (auto& p : passes) {
+    protocol_ = p.protocol;
+    verdict_ = std::move(p.verdict);
+    output_bytes_ = p.output_bytes;
+    if (sandbox_) verdict_.isolation = sandbox_->isolation();
+    if (p.served && settle([&] {
+          if (idle_failed) throw *idle_failed;
+          if (p.timing) finish_timing(*p.timing, idle);
+          finish_stages();
+        }))
+      verdict_.outcome = Outcome::correct;
+    verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - p.started).count();
+    out.push_back(std::move(verdict_));
+  }
+  return out;
+}
+
+bool Judgement::shared_stages() {
   enter(Stage::setup);
   verdict_.problem = guarded(Outcome::problem_error, "problem file", [&] { return describe_problem(job_.problem_path, job_.size); });
   if (!job_.hidden_tests_path.empty())
@@ -216,7 +286,7 @@ void Judgement::stages() {
   }
   if (job_.build_only) {
     finish_build_only();
-    return;
+    return false;
   }
   enter(Stage::device);
   device_ = guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); });
@@ -236,21 +306,45 @@ void Judgement::stages() {
   if (audit) {
     audit_problem();
     enter(Stage::done);
-    return;
+    return false;
   }
   await_build();
+  return true;
+}
+
+void Judgement::begin_protocol(const Protocol& protocol) {
+  protocol_ = &protocol;
+  verdict_ = shared_;
+  verdict_.protocol = protocol.name;
+  verdict_.protocol_version = protocol.version;
+  channel_.protocol(protocol.name);
+  // Each protocol has the whole run time limit, from its own start.
+  started_ = Clock::now();
+  run_deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job_.run_timeout_seconds));
+  compiled_.reset();
+  hidden_ = HiddenTests{};
+  candidate_state_.clear();
+  weights_copied_ = weights_entries_ = 0;
+  output_bytes_ = 0;
+  determinism_checked_ = false;
+  timing_draft_.reset();
+}
+
+void Judgement::protocol_stages() {
   construct_candidate();
   build_reference();
   backend_state_ = torch_host::capture_backend_state();
   hand_over_weights();
   check_correctness();
   if (strict()) check_custom_kernel();
-  // Memory before timing: timing ends the sandbox on the GPU (its last check needs an idle device).
-  if (device_.is_cuda() && protocol_.measure_memory && job_.measure_memory) measure_memory();
+  if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) measure_memory();
   if (job_.timing.enabled) measure_time();
   else if (strict()) check_untimed_calls();
+}
+
+void Judgement::finish_stages() {
   if (strict()) check_speed_bound();
-  enter(Stage::done);
+  verdict_.stage = std::string(stage_name(Stage::done));
   // Strict: an integrity flag makes a numerically correct candidate incorrect.
   for (const auto& f : verdict_.flags)
     if (is_integrity_flag(f.name)) throw Ending{Outcome::incorrect, "integrity check " + f.name + ": " + f.evidence};

@@ -36,6 +36,7 @@
 #include "judge/problem_audit.hpp"
 #include "judge/report_channel.hpp"
 #include "judge/runner_client.hpp"
+#include "judge/timing_draft.hpp"
 #include "torch_host/backend_state.hpp"
 #include "torch_host/forward.hpp"
 #include "torch_host/python_runtime.hpp"
@@ -77,16 +78,29 @@ class Judgement {
   void begin_turn();
   // kbv closed the gate unopened: stop the runners and remove what they were given.
   void abandon();
-  Verdict run();
+  // One verdict per protocol of the job, in its order, all served by the one sandbox. Fewer when
+  // a protocol ended in a way that leaves the sandbox unfit for the next (anything but a
+  // finished evaluation or an `incorrect` found between calls): kbv evaluates the rest with a
+  // fresh judge. Stages that do not depend on the protocol (the problem, the build) end every
+  // protocol alike.
+  std::vector<Verdict> run();
 
  private:
   // judgement.cpp
-  void stages();
+  // What every protocol shares (the problem, the device, the candidate's build); false: nothing
+  // more to do (kbv audit).
+  bool shared_stages();
+  void begin_protocol(const Protocol& protocol);
+  void protocol_stages();  // while the sandbox serves this protocol
+  void finish_stages();    // once the sandbox has ended
+  // Runs `body`; an Ending (or a runner's failure) becomes verdict_'s outcome. True: it got through.
+  template <typename F>
+  bool settle(F&& body);
   void enter(Stage stage);
   void flag(FlagName name, const std::string& evidence);
   void warn(const std::string& text) { verdict_.warnings.push_back(text); }
-  bool strict() const { return protocol_.integrity_checks; }
-  bool protocol_tf32() const { return protocol_.baseline == BaselineKind::eager_tf32_on; }
+  bool strict() const { return protocol_->integrity_checks; }
+  bool protocol_tf32() const { return protocol_->baseline == BaselineKind::eager_tf32_on; }
   void check_speed_bound();
   void check_custom_kernel();
   [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
@@ -139,7 +153,10 @@ class Judgement {
   Tolerance tolerance() const;
 
   // timing_phase.cpp
-  void measure_time();
+  void measure_time();  // the rounds, into timing_draft_ (the sandbox stays alive)
+  // timing_finish.cpp, once the sandbox has ended.
+  std::vector<double> idle_hop_samples(bool gated);
+  void finish_timing(const TimingDraft& draft, const IdleHops& idle);
   // compile_baseline.cpp: torch.compile(Model), called once on `inputs`; sets compiled_ unless it
   // fails (a warning). Returns the seconds it took.
   std::optional<double> compile_reference(const ArgList& inputs);
@@ -153,9 +170,11 @@ class Judgement {
 
   const WorkerJob& job_;
   ReportChannel& channel_;
-  const Protocol& protocol_;
+  const Protocol* protocol_;
   Precision precision_;
   Verdict verdict_;
+  Verdict shared_;  // the verdict as the shared stages left it: each protocol's starts from it
+  std::optional<TimingDraft> timing_draft_;
   Clock::time_point started_;
   Clock::time_point build_deadline_, run_deadline_;
   at::Device device_{at::kCPU};

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "core/job.hpp"
 #include "core/verdict.hpp"
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
     std::_Exit(0);
   }
 
-  kbv::Verdict verdict;
+  std::vector<kbv::Verdict> verdicts;
   try {
     // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
     // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
@@ -97,12 +98,16 @@ int main(int argc, char** argv) {
       std::_Exit(0);
     }
     judgement->begin_turn();
-    verdict = judgement->run();
+    verdicts = judgement->run();
   } catch (const std::exception& e) {
+    // For the first protocol only: kbv evaluates the others again with a fresh judge.
+    kbv::Verdict verdict;
+    verdict.protocol = kbv::job_protocols(job).front();
     verdict.outcome = kbv::Outcome::internal_error;
     verdict.reason = std::string("kbv-judge internal error: ") + e.what();
+    verdicts = {verdict};
   }
-  channel.verdict(verdict);
+  for (const auto& verdict : verdicts) channel.verdict(verdict);
   std::fflush(nullptr);
   std::_Exit(0);
 }

@@ -85,7 +85,7 @@ void Judgement::build_reference() {
 // the file's fault (or a size it was not written for), never the candidate's.
 void Judgement::load_hidden() {
   // Drawn under the protocol's first seed: fixed for standard and verified, secret for strict.
-  const std::uint64_t seed = protocol_.distributions(job_.secret).front().seed;
+  const std::uint64_t seed = protocol_->distributions(job_.secret).front().seed;
   hidden_ = guarded(Outcome::problem_error, "hidden-test file",
                     [&] { return load_hidden_tests(job_.hidden_tests_path, problem_); });
   const std::vector<ArgList> lists = guarded(Outcome::problem_error, "hidden-test file",
@@ -104,13 +104,13 @@ void Judgement::load_hidden() {
 }
 
 std::vector<DistributionSpec> Judgement::correctness_distributions() const {
-  auto specs = protocol_.distributions(job_.secret);
+  auto specs = protocol_->distributions(job_.secret);
   return interleave(specs, hidden_distributions(hidden_, specs.front().seed), job_.secret);
 }
 
 std::vector<DistributionSpec> Judgement::timed_distributions() const {
   std::vector<DistributionSpec> kinds;
-  for (const auto& spec : protocol_.distributions(job_.secret))
+  for (const auto& spec : protocol_->distributions(job_.secret))
     if (spec.kind != DistributionKind::reinit_params) kinds.push_back(spec);
   return kinds;
 }
@@ -140,7 +140,7 @@ void Judgement::audit_problem() {
   enter(Stage::correctness);
   build_reference();
   CorrectnessResult result;
-  Tolerance tol = protocol_.tolerance(precision_);
+  Tolerance tol = protocol_->tolerance(precision_);
   result.atol = tol.atol;
   result.rtol = tol.rtol;
   std::vector<std::string> degenerate_under, non_finite;

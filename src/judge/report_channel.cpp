@@ -13,6 +13,10 @@ void ReportChannel::stage(std::string_view name) {
   send({{"event", "stage"}, {"stage", std::string(name)}});
 }
 
+void ReportChannel::protocol(std::string_view name) {
+  send({{"event", "protocol"}, {"protocol", std::string(name)}});
+}
+
 void ReportChannel::verdict(const nlohmann::json& verdict) {
   send({{"event", "verdict"}, {"verdict", verdict}});
 }

@@ -11,6 +11,9 @@ class ReportChannel {
  public:
   explicit ReportChannel(int fd);  // fd < 0: messages are dropped (e.g. run by hand)
   void stage(std::string_view name);
+  // The judge begins the evaluation under another protocol (one sandbox serves several): the
+  // stages from here on are that protocol's.
+  void protocol(std::string_view name);
   void verdict(const nlohmann::json& verdict);
   void device(const nlohmann::json& device);
 

@@ -45,6 +45,7 @@
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/l2_flush.hpp"
+#include "judge/timing_rules.hpp"
 #include "stats/compare.hpp"
 #include "stats/median_ci.hpp"
 #include "stats/stopping_rule.hpp"
@@ -55,28 +56,16 @@
 namespace kbv::judge {
 namespace {
 
-constexpr std::uint32_t kSlot = 0;
+constexpr std::uint32_t kSlot = kTimingSlot;
 constexpr int kCheckOneIn = 4;
 constexpr int kHiddenOneIn = 4;
 // The sandbox's device memory is read from the driver in one round in kMemoryOneIn, at most
 // kMemorySamples times (an NVML query takes about a millisecond).
 constexpr int kMemoryOneIn = 8;
 constexpr int kMemorySamples = 24;
-// device_busy: the idle hop is timed kIdleHops times once the sandbox has ended; a round's hop
-// above 1.25x the idle 90th percentile + 20 us (ungated: and at least 0.5 ms above it) is busy;
-// more than kBusyShare of them is a flag.
-constexpr int kIdleHops = 40;
-constexpr double kBusyShare = 0.25;
-// Gated, the rounds' hop median more than this above the idle one (ms, or 5% of it) is busy too:
-// work that slows every switch alike by less than the per-round limit still moves the median
-// (honest runs on the H200: within 1 us).
-constexpr double kHopShiftMs = 0.02;
 // A sandbox that could not be frozen in this many rounds is a protocol violation: its processes
 // keep running while the baselines are timed (a thread held in uninterruptible sleep does that).
 constexpr int kMaxUnfrozenRounds = 10;
-// A forward() that synchronises the gated stream waits this long before the gate opens by itself
-// (and the rest of the timing runs ungated, saying so).
-constexpr auto kGateTimeout = std::chrono::milliseconds(250);
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -96,41 +85,6 @@ struct Sample {
   bool gate_timed_out = false;
 };
 
-double median_of(std::vector<double> v) { return v.empty() ? 0 : stats::quantile(v, 0.5); }
-
-SeriesStats summarize_series(const std::string& name, const std::vector<double>& samples) {
-  SeriesStats s;
-  s.name = name;
-  s.samples = static_cast<std::int64_t>(samples.size());
-  s.samples_ms = samples;
-  if (samples.empty()) return s;
-  auto sum = stats::summarize(samples);
-  s.median_ms = sum.median;
-  s.q1_ms = sum.q1;
-  s.q3_ms = sum.q3;
-  s.min_ms = sum.min;
-  s.max_ms = sum.max;
-  s.mean_ms = sum.mean;
-  return s;
-}
-
-SpeedupResult summarize_speedup(const std::string& baseline, const std::vector<double>& ratios) {
-  SpeedupResult r;
-  r.baseline = baseline;
-  if (ratios.empty()) return r;
-  r.median = stats::quantile(ratios, 0.5);
-  auto ci = stats::median_ci(ratios);
-  r.ci_low = ci.low;
-  r.ci_high = ci.high;
-  r.compare = std::string(stats::compare_speedup(ci));
-  return r;
-}
-
-// A sample with the hop taken out. The floor, 2 us, is about the shortest a kernel launch lasts
-// on the GPU: a call cannot be credited with less, however close to the hop it lands (a call
-// with no kernel stalled to just above the hop would otherwise be a 10^5-fold speedup).
-constexpr double kMinCallMs = 0.002;
-double net(double ms, double hop_ms) { return std::max(ms - hop_ms, kMinCallMs); }
 
 }  // namespace
 
@@ -138,19 +92,6 @@ void Judgement::measure_time() {
   enter(Stage::timing);
   const bool cuda = device_.is_cuda();
   const TimingOptions& options = job_.timing;
-  // On the CPU an honest call does everything the twin's null call does and its forward()
-  // besides: a candidate that answers faster than half of that did not run its calls as the
-  // protocol asks (half: a trivial forward() is as fast as the null call, give or take noise).
-  // On the GPU a call that pays the null call's context switch takes at least about the hop
-  // (0.9: a kernel as tiny as the twin's lands within a few us of it, the switch is ~280 us).
-  // The loop's stopping rule and the reported figures both use this rule.
-  auto below_hop = [cuda](const std::vector<double>& candidate, double hop) {
-    return !candidate.empty() && median_of(candidate) < (cuda ? 0.9 : 0.5) * hop;
-  };
-  // On the GPU the null call pays a switch into the twin's context, and a call that runs no
-  // kernel in the sandbox's context (one that returns a view of its input) pays none: taking the
-  // hop out would leave nothing. Its samples are kept whole, an upper bound on its time.
-  auto candidate_net = [](double ms, double hop, bool below) { return below ? ms : net(ms, hop); };
   std::mt19937_64 rng(job_.secret ^ 0x6b627674696d65ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
 
   std::vector<Callable> callables{{Kind::candidate, "candidate", protocol_tf32(), {}}};
@@ -159,9 +100,9 @@ void Judgement::measure_time() {
     callables.push_back({Kind::baseline, std::string(baseline_name(BaselineKind::eager_tf32_on)), true, reference_});
   } else {
     // no TF32 on a CPU
-    callables.push_back({Kind::baseline, std::string(baseline_name(protocol_.baseline)), false, reference_});
+    callables.push_back({Kind::baseline, std::string(baseline_name(protocol_->baseline)), false, reference_});
   }
-  const std::string primary(baseline_name(protocol_.baseline));
+  const std::string primary(baseline_name(protocol_->baseline));
   const std::size_t reference_index = 1;  // the TF32-off (or only) baseline's outputs are the reference
 
   TimingResult result;
@@ -482,7 +423,7 @@ void Judgement::measure_time() {
     const auto& ref = round_samples[reference_index].outputs;
     // As in the correctness phase, a reference with NaN/Inf is nothing to compare with, unless
     // the protocol asks the NaN pattern to match.
-    if (check && (protocol_.nan_pattern_must_match || all_finite(ref))) {
+    if (check && (protocol_->nan_pattern_must_match || all_finite(ref))) {
       ++checked;
       std::vector<at::Tensor> ref_tf32;
       if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
@@ -504,7 +445,7 @@ void Judgement::measure_time() {
     ++round;
     // The ratio the verdict will report, as it stands after this round (the same hop rule).
     const double hop = median_of(raw[hop_index]);
-    const bool below = below_hop(raw[0], hop);
+    const bool below = below_hop(raw[0], hop, cuda);
     std::vector<double> deciding;
     std::size_t primary_index = 1;
     for (std::size_t i = 1; i < hop_index; ++i)
@@ -523,88 +464,28 @@ void Judgement::measure_time() {
     warn("timing: " + std::to_string(unfrozen_rounds) + " round(s) not counted: the sandbox could not be frozen (" +
          freeze_error + ")");
   if (process_bytes) record_process_memory(*process_bytes);
-  // The hop again, once the sandbox has ended (it is not needed after timing). On the GPU nothing
-  // of the candidate is left on the device then (its context went with its processes): this is
-  // the hop of an idle device, against which the rounds' hops are judged (device_busy). On the
-  // CPU it is the null call without the freezes and thaws around it.
-  std::vector<double> idle;
-  if (!raw[hop_index].empty()) {
-    sandbox_->stop();
-    for (int k = 0; k < kIdleHops; ++k) idle.push_back(sample(callables[hop_index], {}, false).ms);
-  }
-  if (cuda && !idle.empty()) {
-    // Gated, a hop is a GPU-side round trip that varies by a few us; ungated it carries the
-    // host's latency too (on the H200 one evaluation's rounds read 0.51 ms against 0.32 ms idle,
-    // bench/RESULTS.md 2026-12-02), so the limit keeps a 0.5 ms margin then. A kernel left
-    // resident costs a whole time slice (~2 ms) per context switch either way.
-    const double q90 = stats::quantile(idle, 0.9);
-    const double limit = gated ? 1.25 * q90 + 0.02 : std::max(1.25 * q90 + 0.02, q90 + 0.5);
-    const auto busy = std::count_if(raw[hop_index].begin(), raw[hop_index].end(), [&](double ms) { return ms > limit; });
-    const double share = static_cast<double>(busy) / static_cast<double>(raw[hop_index].size());
-    result.idle_hop_ms = median_of(idle);
-    result.busy_hop_share = share;
-    const bool shifted = gated && median_of(raw[hop_index]) > *result.idle_hop_ms + std::max(kHopShiftMs, 0.05 * *result.idle_hop_ms);
-    if (share > kBusyShare || shifted) {
-      const std::string evidence = std::to_string(busy) + " of " + std::to_string(raw[hop_index].size()) +
-                                   " rounds' hops above " + std::to_string(limit) + " ms (median " +
-                                   std::to_string(median_of(raw[hop_index])) + " ms; " + std::to_string(*result.idle_hop_ms) +
-                                   " ms once the sandbox had ended)";
-      if (!other_processes.empty()) {
-        // Another process had the device too: the busy hops cannot be told apart from its work.
-        std::string pids;
-        for (pid_t p : other_processes) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
-        warn("timing: the device was busy while the baselines were timed, " + evidence + ", and shared with process(es) " +
-             pids + " that are not this evaluation's; the speedups are not to be trusted");
-      } else if (strict()) {
-        flag(FlagName::device_busy, evidence + ": the sandbox's context kept the GPU busy while the baselines were timed" +
-                                        (nvml ? "" : " (no other process could be ruled out: " + nvml_error + ")"));
-      } else {
-        warn("timing: " + evidence + ": the sandbox's context kept the GPU busy while the baselines were timed; "
-             "the speedups are not to be trusted");
-      }
-    }
-  }
   if (cuda) {
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
   }
   torch_host::set_tf32(protocol_tf32());
-
-  const double hop = median_of(raw[hop_index]);
-  const bool below = below_hop(raw[0], hop);
-  // On the CPU, a candidate faster than half the null call did not make its calls as asked. The
-  // null call measured without the sandbox alive counts too: on a loaded 2-core machine the
-  // rounds' null calls read 2.9-3.6 ms where the candidate's honest calls took 0.7-1.0 ms.
-  const double null_call = idle.empty() ? hop : std::min(hop, median_of(idle));
-  if (below && !cuda && below_hop(raw[0], null_call))
-    throw Ending{Outcome::protocol_violation, "timing: the candidate's calls took " + std::to_string(median_of(raw[0])) +
-                                                  " ms, less than half of kbv's own null call (" + std::to_string(null_call) + " ms)"};
-  // Its outputs were checked like everyone's.
-  if (below)
-    warn("timing: the candidate's calls took " + std::to_string(median_of(raw[0])) + " ms, less than the null call (" +
-         std::to_string(hop) + " ms): no GPU work ran in its context; its samples are not reduced by the hop");
-  result.hop_ms = hop;
-  result.hop_samples = static_cast<std::int64_t>(raw[hop_index].size());
-  result.gated = gated;
   result.checked_calls = checked;
   result.warmup_rounds = warm_rounds;
   result.rounds = round;
   result.input_sets = round;  // fresh inputs every round
   result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
   result.stop_reason = std::string(stats::stop_decision_name(decision));
-  for (std::size_t i = 0; i < hop_index; ++i) {
-    std::vector<double> samples;
-    for (double ms : raw[i]) samples.push_back(i == 0 ? candidate_net(ms, hop, below) : net(ms, hop));
-    result.series.push_back(summarize_series(callables[i].name, samples));
-  }
-  for (std::size_t i = 1; i < hop_index; ++i) {
-    std::vector<double> ratios;
-    for (std::size_t r = 0; r < raw[0].size(); ++r) ratios.push_back(net(raw[i][r], hop) / candidate_net(raw[0][r], hop, below));
-    result.speedups.push_back(summarize_speedup(callables[i].name, ratios));
-  }
-  if (auto note = budget_note(result)) warn(*note);
-  if (auto note = resolution_note(result, cuda)) warn(*note);
-  verdict_.timing = result;
+  // The rest is judged once the sandbox has ended (timing_finish.cpp).
+  TimingDraft draft;
+  draft.result = result;
+  for (const auto& c : callables) draft.names.push_back(c.name);
+  draft.raw = std::move(raw);
+  draft.cuda = cuda;
+  draft.gated = gated;
+  draft.other_processes = std::move(other_processes);
+  draft.nvml = nvml != nullptr;
+  draft.nvml_error = nvml_error;
+  timing_draft_ = std::move(draft);
 }
 
 }  // namespace kbv::judge
@@ -630,7 +511,7 @@ void Judgement::check_untimed_calls() {
     CallOutputs out = call_candidate(kSlot, "untimed call " + std::to_string(call));
     std::vector<at::Tensor> ref_tf32;
     auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
-    if (!protocol_.nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
+    if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
       flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh inputs: " + cmp.reason);

@@ -4,8 +4,7 @@
 
 namespace kbv {
 
-EvaluationQueue::EvaluationQueue(const std::vector<std::size_t>& jobs, const std::vector<std::string>& group_of, std::size_t devices)
-    : held_(devices) {
+EvaluationQueue::EvaluationQueue(const std::vector<std::size_t>& jobs, const std::vector<std::string>& group_of) {
   std::map<std::string, std::size_t> index;  // group name -> place in groups_
   for (std::size_t j : jobs) {
     auto [it, added] = index.emplace(group_of.at(j), groups_.size());
@@ -14,17 +13,12 @@ EvaluationQueue::EvaluationQueue(const std::vector<std::size_t>& jobs, const std
   }
 }
 
-std::optional<std::size_t> EvaluationQueue::next(std::size_t device) {
+std::optional<std::vector<std::size_t>> EvaluationQueue::next_group() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& held = held_.at(device);
-  if (held.empty()) {
-    if (groups_.empty()) return std::nullopt;
-    held.assign(groups_.front().begin(), groups_.front().end());
-    groups_.pop_front();
-  }
-  std::size_t job = held.front();
-  held.pop_front();
-  return job;
+  if (groups_.empty()) return std::nullopt;
+  std::vector<std::size_t> group = std::move(groups_.front());
+  groups_.pop_front();
+  return group;
 }
 
 }  // namespace kbv

@@ -1,7 +1,8 @@
 #pragma once
-// Runs one evaluation in a kbv-worker child process and always returns a verdict: the worker's
-// own, or one that says how the worker ended (timeout in which stage, signal, early exit) with
-// the tail of what it printed. Torch-free: this is the CLI's side of the worker protocol.
+// Runs one evaluation (one candidate, one or more protocols) in a kbv-judge child process and
+// returns its verdicts: the judge's own, or one that says how the judge ended (timeout in which
+// stage, signal, early exit) with the tail of what it printed. Torch-free: this is the CLI's side
+// of the judge protocol.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -38,6 +39,12 @@ struct EvaluationRun {
   double* cpu_seconds = nullptr;
 };
 
+// The judge's verdicts for the job's protocols (job_protocols), in the order it sent them. A judge
+// that ended without a verdict for the protocol it was in gets one saying how it ended; protocols
+// it never began (it stopped early: a sandbox unfit to serve the next one, or its own failure)
+// are left out, for the caller to evaluate with a fresh judge.
+std::vector<Verdict> run_evaluations(const EvaluationRun& run);
+// A job of one protocol: always its verdict.
 Verdict run_evaluation(const EvaluationRun& run);
 
 // The kbv-worker next to the running executable (or $KBV_WORKER). Throws UsageError if none.

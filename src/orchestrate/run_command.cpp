@@ -1,5 +1,6 @@
 #include "orchestrate/run_command.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -311,6 +312,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                     {"devices", devices},
                     {"time_budget", o.time_budget},
                     {"prestart", prestart},
+                    {"sandbox_per_protocol", o.sandbox_per_protocol},
                     {"compile_timeout", o.compile_timeout},
                     {"run_timeout", o.run_timeout},
                     {"torch_compile", o.torch_compile}};
@@ -471,45 +473,75 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     out << std::flush;
   }
 
-  // Phase 2: evaluate, one job at a time per device; all of a candidate's jobs on one device.
-  // With --prestart N, N more judges per device start ahead and wait for their turn.
+  // Phase 2: evaluate, one judge at a time per device, each serving all protocols of one
+  // candidate with one sandbox (strict first: its memory figures then see a sandbox nothing else
+  // ran in). A judge that stops early leaves the rest to the next judge on the same device. With
+  // --prestart N, N more judges per device start ahead and wait for their turn.
   std::vector<std::size_t> eval_jobs;
   std::vector<std::string> candidate_of(todo.size());
+  auto serve_rank = [&](std::size_t j) { return todo[j].protocol == "strict" ? 0 : todo[j].protocol == "verified" ? 1 : 2; };
   for (std::size_t j = 0; j < todo.size(); ++j) {
     candidate_of[j] = todo[j].candidate_sha;
     if (!settled[j]) eval_jobs.push_back(j);
   }
-  EvaluationQueue queue(eval_jobs, candidate_of, devices.size());
+  // Groups keep the order of their candidates' first jobs; within one, this order.
+  std::stable_sort(eval_jobs.begin(), eval_jobs.end(), [&](std::size_t a, std::size_t b) { return serve_rank(a) < serve_rank(b); });
+  EvaluationQueue queue(eval_jobs, candidate_of);
   std::vector<std::unique_ptr<DeviceTurns>> turns;
   for (std::size_t d = 0; d < devices.size(); ++d) turns.push_back(std::make_unique<DeviceTurns>());
   std::vector<std::thread> evaluators;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (int k = 0; k <= prestart; ++k) {
       evaluators.emplace_back([&, d] {
-        std::optional<std::size_t> j;
-        while (!g_stop && (j = queue.next(d))) {
-          EvaluationRun run = make_run(todo[*j], devices[d]);
-          std::optional<DeviceTurns::Turn> turn;
-          Verdict v;
-          try {  // as evaluate(), with taking a turn (a pipe) among what may fail
-            if (prestart > 0) {
-              turn.emplace(turns[d]->take());
-              run.device_gate_fd = turn->gate_fd();
-              run.turns_ahead = prestart;
-              run.gate_opened_at = [&turn] { return turn->opened_at(); };
+        std::optional<std::vector<std::size_t>> group;
+        while (!g_stop && (group = queue.next_group())) {
+          for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
+            EvaluationRun run = make_run(todo[left.front()], devices[d]);
+            if (left.size() > 1 && !o.sandbox_per_protocol)
+              for (std::size_t j : left) run.job.protocols.push_back(todo[j].protocol);
+            std::optional<DeviceTurns::Turn> turn;
+            std::vector<Verdict> verdicts;
+            try {  // as evaluate(), with taking a turn (a pipe) among what may fail
+              if (prestart > 0) {
+                turn.emplace(turns[d]->take());
+                run.device_gate_fd = turn->gate_fd();
+                run.turns_ahead = prestart;
+                run.gate_opened_at = [&turn] { return turn->opened_at(); };
+              }
+              verdicts = run_evaluations(run);
+            } catch (const std::exception& e) {
+              verdicts = {internal_error_verdict(e.what())};
+              verdicts.front().protocol = todo[left.front()].protocol;
             }
-            v = run_evaluation(run);
-          } catch (const std::exception& e) {
-            v = internal_error_verdict(e.what());
+            if (turn) turn->end();  // the judge has exited: the next one may have the device
+            bool stopped = false;
+            const std::size_t before = left.size();
+            // A judge always settles the protocol it was in; should one name none asked, the
+            // first is settled by that failure, so the loop always moves on.
+            if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
+                  return std::any_of(left.begin(), left.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+                })) {
+              verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
+              verdicts.front().protocol = todo[left.front()].protocol;
+            }
+            for (auto& v : verdicts) {
+              auto it = std::find_if(left.begin(), left.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+              if (it == left.end()) continue;
+              const std::size_t j = *it;
+              left.erase(it);
+              if (cancelled(v)) {
+                stopped = true;
+                continue;
+              }
+              keep(todo[j], v);
+              {
+                std::lock_guard<std::mutex> lock(throughput_mutex);
+                throughput.add_evaluation(v);
+              }
+              progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
+            }
+            if (stopped || left.size() == before) return;
           }
-          if (turn) turn->end();  // the judge has exited: the next one may have the device
-          if (cancelled(v)) return;
-          keep(todo[*j], v);
-          {
-            std::lock_guard<std::mutex> lock(throughput_mutex);
-            throughput.add_evaluation(v);
-          }
-          progress.evaluated(job_label(todo[*j]) + ": " + std::string(outcome_name(v.outcome)));
         }
       });
     }

@@ -44,6 +44,9 @@ struct RunOptions {
   // another evaluation (DeviceTurns); -1: auto (2 on a GPU, 0 on the CPU, whose timing the
   // start-up would disturb).
   int prestart = -1;
+  // --sandbox-per-protocol: each protocol of a candidate in a judge (and sandbox) of its own, as
+  // before one sandbox served them all; for comparing the two, and as a fallback.
+  bool sandbox_per_protocol = false;
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <utility>
 #include <string>
 
 namespace kbv {
@@ -38,6 +39,13 @@ class StageClock {
     if (total - overlapped > 0) seconds_["start"] = total - overlapped;
     stage_ = next;
     return overlapped;
+  }
+
+  // Seconds per stage so far, handed out and forgotten: the current stage goes on, counting from
+  // `now` (a judge serving several protocols: the stages up to here were the previous one's).
+  std::map<std::string, double> take(Clock::time_point now = Clock::now()) {
+    close(now);
+    return std::exchange(seconds_, {});
   }
 
   // Closes the current stage and returns seconds per stage (a stage entered twice adds up).

@@ -72,6 +72,9 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
 }
 
 nlohmann::json CandidateHost::construct(const ipc::Fields& message) {
+  // One sandbox serves every protocol of its candidate: each constructs its own ModelNew, under
+  // its own TF32 setting.
+  if (message.json().contains("tf32")) tf32_ = message.boolean("tf32");
   try {
     py::object init = torch_host::json_to_python(message.json().at("init_inputs"));
     model_ = torch_host::construct_model(module_.attr("ModelNew"), init, static_cast<std::uint64_t>(message.integer("model_seed", 0, INT64_MAX)),

@@ -15,7 +15,9 @@
 // "<job's device> <CUDA_VISIBLE_DEVICES as the worker sees it, - unset> <candidate> <protocol>".
 // Started with --device-gate (kbv run --prestart), it says stages python and waiting and reads
 // one byte from fd 5 first, as kbv-judge does; FAKE_WORKER_TURN_LOG, when set, then gets
-// "<device> <process start> <turn start> <end> <candidate> <protocol>" (steady-clock ns).
+// "<device> <process start> <turn start> <end> <candidate> <protocols served, +-joined>"
+// (steady-clock ns). Asked for several protocols (job.protocols), it serves them in turn, each
+// announced by a "protocol" message, as kbv-judge does.
 #include <unistd.h>
 
 #include <chrono>
@@ -124,51 +126,59 @@ int main(int argc, char** argv) {
     send({{"event", "verdict"}, {"verdict", v}});
     return 0;
   }
-  log_line("eval " + job.candidate_path + " " + job.protocol);
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  log_line(job.device + " " + (visible ? (*visible ? visible : "(empty)") : "-") + " " + job.candidate_path + " " + job.protocol,
-           "FAKE_WORKER_DEVICE_LOG");
-  stage("build");
-  stage("correctness");
-  if (d.count("print_kb")) {
-    std::string kib(1023, 'x');
-    for (int i = 0; i < std::stoi(d["print_kb"]); ++i) std::printf("%s\n", kib.c_str());
-    std::fflush(stdout);
-  }
-  std::string outcome = d.count("outcome") ? d["outcome"] : "correct";
-  if (d.count("sleep")) {
-    // The judge enforces the run timeout itself; kbv only holds a backstop far behind it.
-    const double asked = std::stod(d["sleep"]);
-    const bool over = job.run_timeout_seconds > 0 && asked > job.run_timeout_seconds;
-    std::this_thread::sleep_for(std::chrono::duration<double>(over ? job.run_timeout_seconds : asked));
-    if (over) outcome = "timeout";
-  }
-  if (d.count("wait_for")) wait_for(d["wait_for"]);
-  if (outcome != "timeout" && d.count("outcome_file") && fs::exists(d["outcome_file"]))
-    std::ifstream(d["outcome_file"]) >> outcome;
+  // Every protocol asked for, one after another, as one judge's sandbox serves them: after an
+  // outcome other than correct or incorrect it stops, and kbv gives the rest to a fresh one.
+  std::string served;
+  for (const std::string& protocol : kbv::job_protocols(job)) {
+    send({{"event", "protocol"}, {"protocol", protocol}});
+    log_line("eval " + job.candidate_path + " " + protocol);
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    log_line(job.device + " " + (visible ? (*visible ? visible : "(empty)") : "-") + " " + job.candidate_path + " " + protocol,
+             "FAKE_WORKER_DEVICE_LOG");
+    stage("build");
+    stage("correctness");
+    if (d.count("print_kb")) {
+      std::string kib(1023, 'x');
+      for (int i = 0; i < std::stoi(d["print_kb"]); ++i) std::printf("%s\n", kib.c_str());
+      std::fflush(stdout);
+    }
+    std::string outcome = d.count("outcome") ? d["outcome"] : "correct";
+    if (d.count("sleep")) {
+      // The judge enforces the run timeout itself; kbv only holds a backstop far behind it.
+      const double asked = std::stod(d["sleep"]);
+      const bool over = job.run_timeout_seconds > 0 && asked > job.run_timeout_seconds;
+      std::this_thread::sleep_for(std::chrono::duration<double>(over ? job.run_timeout_seconds : asked));
+      if (over) outcome = "timeout";
+    }
+    if (d.count("wait_for")) wait_for(d["wait_for"]);
+    if (outcome != "timeout" && d.count("outcome_file") && fs::exists(d["outcome_file"]))
+      std::ifstream(d["outcome_file"]) >> outcome;
 
-  nlohmann::json v = kbv::Verdict{};
-  v["outcome"] = outcome;  // as written: a name kbv does not know must reach it as such
-  v["stage"] = outcome == "timeout" ? "correctness" : "done";
-  v["reason"] = outcome == "correct" ? "" : "fake-worker said " + outcome;
-  if (d["empty_identity"] != "1") {
-    v["protocol"] = job.protocol;
-    v["protocol_version"] = kbv::protocol_by_name(job.protocol).version;
-    v["precision"] = job.precision;
-    v["problem"]["sha256"] = kbv::sha256_file(job.problem_path);
-    v["problem"]["path"] = job.problem_path;
-    v["problem"]["size"] = job.size;
-    v["candidate"]["sha256"] = kbv::sha256_file(job.candidate_path);
-    v["candidate"]["path"] = job.candidate_path;
-    v["device"] = kbv::device_to_json(fake_device());
-  } else {
-    v["protocol"] = "";
-    v["device"] = kbv::device_to_json(kbv::DeviceInfo{});
+    nlohmann::json v = kbv::Verdict{};
+    v["outcome"] = outcome;  // as written: a name kbv does not know must reach it as such
+    v["stage"] = outcome == "timeout" ? "correctness" : "done";
+    v["reason"] = outcome == "correct" ? "" : "fake-worker said " + outcome;
+    if (d["empty_identity"] != "1") {
+      v["protocol"] = protocol;
+      v["protocol_version"] = kbv::protocol_by_name(protocol).version;
+      v["precision"] = job.precision;
+      v["problem"]["sha256"] = kbv::sha256_file(job.problem_path);
+      v["problem"]["path"] = job.problem_path;
+      v["problem"]["size"] = job.size;
+      v["candidate"]["sha256"] = kbv::sha256_file(job.candidate_path);
+      v["candidate"]["path"] = job.candidate_path;
+      v["device"] = kbv::device_to_json(fake_device());
+    } else {
+      v["protocol"] = "";
+      v["device"] = kbv::device_to_json(kbv::DeviceInfo{});
+    }
+    stage("done");
+    send({{"event", "verdict"}, {"verdict", v}});
+    served += (served.empty() ? "" : "+") + protocol;
+    if (outcome != "correct" && outcome != "incorrect") break;
   }
-  stage("done");
   log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(steady_ns()) +
-               " " + job.candidate_path + " " + job.protocol,
+               " " + job.candidate_path + " " + served,
            "FAKE_WORKER_TURN_LOG");
-  send({{"event", "verdict"}, {"verdict", v}});
   return 0;
 }

@@ -90,8 +90,11 @@ std::vector<Turn> turns(const Scratch& s) {
 
 // --prestart: judges start while the device is busy (their start-up overlaps), but each waits
 // for the one before it to exit: on every device, no two evaluations' turns overlap.
+// Each judge served both protocols of its candidate with one sandbox (strict, verified, standard
+// in that order), so there is one turn per candidate.
 void expect_turns_one_at_a_time(const std::vector<Turn>& all, std::size_t jobs, bool expect_ahead) {
   ASSERT_EQ(all.size(), jobs);
+  for (const auto& t : all) EXPECT_EQ(t.job.substr(t.job.find(' ') + 1), "verified+standard") << t.job;
   std::map<std::string, std::vector<Turn>> by_device;
   for (const auto& t : all) by_device[t.device].push_back(t);
   int started_ahead = 0;
@@ -113,7 +116,7 @@ TEST(RunDevices, JudgesStartedAheadWaitForTheirTurn) {
   s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
   auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_turns_one_at_a_time(turns(s), 16, true);
+  expect_turns_one_at_a_time(turns(s), 8, true);
   EXPECT_NE(r.output.find("start-up done ahead"), std::string::npos) << r.output;
 }
 
@@ -123,7 +126,7 @@ TEST(RunDevices, TwoDevicesEachTakeTurnsWithJudgesStartedAhead) {
   s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
   auto r = s.kbv(args(s, {"--gpus", "cuda:0,cuda:1", "--prestart", "1"}));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_turns_one_at_a_time(turns(s), 16, true);
+  expect_turns_one_at_a_time(turns(s), 8, true);
   expect_disjoint_work(device_calls(s), {"cuda:0", "cuda:1"});
 }
 
@@ -133,7 +136,7 @@ TEST(RunDevices, PrestartZeroStartsEachJudgeAfterTheLast) {
   s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
   auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "0"}));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_turns_one_at_a_time(turns(s), 16, false);
+  expect_turns_one_at_a_time(turns(s), 8, false);
 }
 
 TEST(RunDevices, TwoDevicesGetDisjointWorkAndEveryJobRunsOnce) {

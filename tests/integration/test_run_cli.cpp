@@ -200,12 +200,15 @@ TEST(RunCli, JudgesStartedAheadGiveTheSameVerdicts) {
   run_into("plain.db", "0");
   auto outcomes = [&](const std::string& db, bool want_ahead) {
     std::map<std::string, Outcome> out;
+    std::map<std::string, int> ahead;  // per candidate: verdicts whose judge's start-up was done ahead
     ResultStore store((root / db).string(), ResultStore::Mode::read_only);
     for (const auto& r : store.verdicts()) {
       out[r.verdict.candidate.path + " " + r.verdict.protocol] = r.verdict.outcome;
-      EXPECT_EQ(r.verdict.stage_seconds.count("ahead"), want_ahead ? 1u : 0u) << db << ": " << r.verdict.candidate.path;
+      ahead[r.verdict.candidate.path] += static_cast<int>(r.verdict.stage_seconds.count("ahead"));
       EXPECT_EQ(r.verdict.stage_seconds.count("waiting"), 0u) << "folded into ahead";
     }
+    // A judge's start-up is in the verdict of the first protocol it served.
+    for (const auto& [candidate, n] : ahead) EXPECT_EQ(n > 0, want_ahead) << db << ": " << candidate;
     return out;
   };
   auto with = outcomes("ahead.db", true), without = outcomes("plain.db", false);
@@ -214,6 +217,46 @@ TEST(RunCli, JudgesStartedAheadGiveTheSameVerdicts) {
   int correct = 0;
   for (const auto& [key, outcome] : with) correct += outcome == Outcome::correct;
   EXPECT_EQ(correct, 2) << "swish_torch is correct under both protocols, relu_wrong_cpu under neither";
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+// One sandbox serves every protocol of its candidate (strict first, then verified, standard),
+// and the verdicts are those of one judge per protocol: the same outcomes and flags. swish_torch
+// is correct under all three; swish_positive_only is incorrect under strict and verified (negative
+// inputs), and the sandbox that found so still serves standard, where it is correct;
+// relu_wrong_cpu cannot even construct here (a runtime error), so each protocol gets a judge of
+// its own.
+TEST(RunCli, OneSandboxServesEveryProtocolWithTheSameVerdicts) {
+  fs::path root = make_swish_pair("one-sandbox");
+  fs::copy_file(fixture("swish_positive_only.py"), root / "runs/m/level_1_problem_7_sample_2_kernel.py");
+  run_swish_pair(root, "together.db", {"--protocol", "standard,verified,strict", "--prestart", "0"});
+  for (const char* p : {"standard", "verified", "strict"}) run_swish_pair(root, "apart.db", {"--protocol", p, "--prestart", "0"});
+  using Key = std::pair<int, std::string>;  // sample, protocol
+  auto read = [&](const std::string& db, std::map<int, int>* judges) {
+    std::map<Key, std::pair<Outcome, std::vector<std::string>>> out;
+    ResultStore store((root / db).string(), ResultStore::Mode::read_only);
+    for (const auto& r : store.verdicts()) {
+      std::vector<std::string> flags;
+      for (const auto& f : r.verdict.flags) flags.push_back(f.name);
+      out[{r.sample.sample_id, r.verdict.protocol}] = {r.verdict.outcome, flags};
+      // Each judge's start-up and build are in the verdict of the first protocol it served.
+      if (judges) (*judges)[r.sample.sample_id] += static_cast<int>(r.verdict.stage_seconds.count("build"));
+    }
+    return out;
+  };
+  std::map<int, int> judges;
+  auto together = read("together.db", &judges), apart = read("apart.db", nullptr);
+  EXPECT_EQ(together.size(), 9u);
+  EXPECT_EQ(together, apart);
+  EXPECT_EQ(judges, (std::map<int, int>{{0, 1}, {1, 3}, {2, 1}})) << "judges per candidate";
+  auto outcome = [&](int sample, const std::string& p) { return together[{sample, p}].first; };
+  for (const char* p : {"standard", "verified", "strict"}) {
+    EXPECT_EQ(outcome(0, p), Outcome::correct) << p;
+    EXPECT_EQ(outcome(1, p), Outcome::runtime_error) << p;
+  }
+  EXPECT_EQ(outcome(2, "strict"), Outcome::incorrect);
+  EXPECT_EQ(outcome(2, "verified"), Outcome::incorrect);
+  EXPECT_EQ(outcome(2, "standard"), Outcome::correct);
   if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 

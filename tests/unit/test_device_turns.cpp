@@ -87,35 +87,24 @@ TEST(DeviceTurns, ThreadsNeverHoldTheDeviceTogether) {
   EXPECT_EQ(served.load(), 120);
 }
 
-TEST(EvaluationQueue, ACandidatesJobsStayOnOneDeviceAndEachJobIsHandedOutOnce) {
+TEST(EvaluationQueue, ACandidatesJobsAreHandedOutTogetherAndEachOnce) {
   // jobs 0..7: candidates a, b, c, d with two protocols each, interleaved
   std::vector<std::string> group{"a", "b", "a", "c", "b", "d", "c", "d"};
   std::vector<std::size_t> jobs{0, 1, 2, 3, 4, 5, 6, 7};
-  EvaluationQueue q(jobs, group, 2);
-  std::vector<int> device_of(8, -1);
-  std::vector<std::size_t> order;
-  for (int round = 0; round < 8; ++round)
-    for (std::size_t d = 0; d < 2; ++d)
-      if (auto j = q.next(d)) {
-        ASSERT_EQ(device_of[*j], -1) << "job " << *j << " handed out twice";
-        device_of[*j] = static_cast<int>(d);
-        order.push_back(*j);
-      }
-  EXPECT_EQ(order.size(), 8u);
-  for (std::size_t j = 0; j < 8; ++j)
-    for (std::size_t k = 0; k < 8; ++k)
-      if (group[j] == group[k]) EXPECT_EQ(device_of[j], device_of[k]) << "candidate " << group[j] << " on two devices";
-  EXPECT_NE(device_of[0], device_of[1]) << "two devices both got work";
-  EXPECT_FALSE(q.next(0));
-  EXPECT_FALSE(q.next(1));
+  EvaluationQueue q(jobs, group);
+  std::vector<std::vector<std::size_t>> handed;
+  while (auto g = q.next_group()) handed.push_back(*g);
+  std::vector<std::vector<std::size_t>> expected{{0, 2}, {1, 4}, {3, 6}, {5, 7}};
+  EXPECT_EQ(handed, expected);
+  EXPECT_FALSE(q.next_group());
 }
 
 TEST(EvaluationQueue, SkipsJobsNotListed) {
   std::vector<std::string> group{"a", "a", "b"};
-  EvaluationQueue q({0, 2}, group, 1);
-  EXPECT_EQ(q.next(0), 0u);
-  EXPECT_EQ(q.next(0), 2u);
-  EXPECT_FALSE(q.next(0));
+  EvaluationQueue q({0, 2}, group);
+  EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{2}));
+  EXPECT_FALSE(q.next_group());
 }
 
 }  // namespace

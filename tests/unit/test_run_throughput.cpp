@@ -22,6 +22,24 @@ TEST(StageClock, AttributesTimeToTheStageThatWasRunning) {
   EXPECT_EQ(seconds.size(), 3u);
 }
 
+// One judge serving several protocols: what came before a protocol's start was the previous
+// one's; the stage running then goes on into the next.
+TEST(StageClock, TakeHandsOutTheStagesSoFarAndGoesOn) {
+  auto t0 = StageClock::Clock::time_point{};
+  StageClock clock(t0);
+  clock.enter("build", t0 + milliseconds(1000));
+  clock.enter("timing", t0 + milliseconds(1500));
+  auto first = clock.take(t0 + milliseconds(2500));
+  EXPECT_DOUBLE_EQ(first["start"], 1.0);
+  EXPECT_DOUBLE_EQ(first["build"], 0.5);
+  EXPECT_DOUBLE_EQ(first["timing"], 1.0);
+  clock.enter("correctness", t0 + milliseconds(2750));
+  auto second = clock.finish(t0 + milliseconds(3000));
+  EXPECT_DOUBLE_EQ(second["timing"], 0.25);
+  EXPECT_DOUBLE_EQ(second["correctness"], 0.25);
+  EXPECT_EQ(second.size(), 2u);
+}
+
 // A judge started ahead: its start-up counts as done ahead only until its gate opened; what the
 // device waited for after that is ordinary start-up.
 TEST(StageClock, StartUpAfterTheGateOpenedIsNotAhead) {

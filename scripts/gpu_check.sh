@@ -6,6 +6,8 @@
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
 #   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput.
+#   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
+#   with those options instead, compared with the first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The device tool brings back at most 8 files: everything is written under $OUT/w and packed
@@ -266,6 +268,17 @@ if [[ " $STEPS " == *" throughput "* ]]; then
     else "$PY" scripts/compare_verdicts.py "$OUT/throughput-p$first/throughput.db" "$OUT/throughput-p$ps/throughput.db" \
       | tee "$OUT/throughput-compare-$first-$ps-summary.md" | tail -25; fi
   done
+  # KBV_TP_THEN: one more run on the same (now warm) build cache with these kbv run options instead
+  # of KBV_TP_ARGS (e.g. "--sandbox-per-protocol --ids 1,2"), compared with the first.
+  if [ -n "${KBV_TP_THEN:-}" ]; then
+    echo "== throughput ${KBV_TP_CORPUS:-bench/corpus-l1} --prestart $first ${KBV_TP_THEN}"
+    mkdir -p "$OUT/throughput-then"
+    OUT="$OUT/throughput-then" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-500}" \
+      bench/throughput.sh "${KBV_TP_CORPUS:-bench/corpus-l1}" --jobs "$(nproc)" --prestart "$first" ${KBV_TP_THEN} \
+      | tee "$OUT/throughput-then-summary.md"
+    "$PY" scripts/compare_verdicts.py "$OUT/throughput-then/throughput.db" "$OUT/throughput-p$first/throughput.db" \
+      | tee "$OUT/throughput-compare-then-summary.md" | tail -25
+  fi
 fi
 
 if [[ " $STEPS " == *" demo "* ]]; then

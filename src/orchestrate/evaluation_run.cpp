@@ -27,6 +27,10 @@ namespace fs = std::filesystem;
 namespace kbv {
 namespace {
 
+// How long a judge may take to exit once it has sent its verdicts (it only stops its runners'
+// leftovers and leaves; 0.3-0.5 s on the H200).
+constexpr double kExitGraceSeconds = 30;
+
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
@@ -106,6 +110,7 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
   // The turns before this one may each serve every protocol.
   const double turn_backstop = backstop * static_cast<double>(protocol_names().size());
 
+  std::optional<Clock::time_point> verdicts_at;  // when its (first) verdict came
   const Clock::time_point spawned = Clock::now();
   StageClock stage_clock(spawned);  // also says which stage the judge is in
   std::vector<std::pair<std::string, nlohmann::json>> sent;  // (protocol as it said, verdict)
@@ -150,12 +155,19 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
     } else if (*event == "verdict" && message.contains("verdict")) {
       std::string protocol = message["verdict"].is_object() ? message["verdict"].value("protocol", "") : "";
       sent.emplace_back(protocol, message["verdict"]);
+      // The judge sends its verdicts together, once its sandbox has ended, and then exits: one
+      // whose exit hangs (a CUDA context a candidate's fault left stuck in teardown) must not
+      // hold the device's next turn for the whole backstop.
+      verdicts_at = Clock::now();
+      return after(kExitGraceSeconds);
     }
     return std::nullopt;  // otherwise deadlines are absolute: no message moves them
   };
 
   std::string started_at = utc_now_iso();
   ProcessResult process = run_process(spec, after(backstop), on_message);
+  // Killed after its verdicts: they stand (the judge had finished), with a word on it.
+  const bool stuck_after_verdicts = process.timed_out && verdicts_at;
   if (run.cpu_seconds) *run.cpu_seconds = process.cpu_seconds;
   const std::string last_stage = stage_clock.current();
   {
@@ -219,6 +231,10 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
       if (run.device) v.device = *run.device;
     }
     if (v.protocol.empty()) v.protocol = protocol;
+    if (parsed && stuck_after_verdicts)
+      v.warnings.push_back("kbv-judge did not exit within " + format_seconds(kExitGraceSeconds) +
+                           " s of sending its verdicts and was killed (a CUDA context left stuck in teardown?); the "
+                           "next evaluation on this device may have run beside it");
     v.output_tail = process.output_bytes > process.output_head.size() + process.output_tail.size()
                         ? process.output_head + "\n[... " + std::to_string(process.output_bytes) + " bytes in all ...]\n" +
                               process.output_tail

@@ -10,6 +10,8 @@
 //   build_wait_for=PATH   in a build-only job, wait until PATH exists
 //   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
 //   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
+//   hang_after_verdict=S  after its verdicts, sleep S seconds before exiting (a judge whose exit
+//                         hangs in a stuck CUDA teardown)
 // FAKE_WORKER_LOG, when set, gets one line per invocation: "probe", "build <candidate>" or
 // "eval <candidate> <protocol>". FAKE_WORKER_DEVICE_LOG, when set, gets one line per evaluation:
 // "<job's device> <CUDA_VISIBLE_DEVICES as the worker sees it, - unset> <candidate> <protocol>".
@@ -180,5 +182,6 @@ int main(int argc, char** argv) {
   log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(steady_ns()) +
                " " + job.candidate_path + " " + served,
            "FAKE_WORKER_TURN_LOG");
+  if (d.count("hang_after_verdict")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["hang_after_verdict"])));
   return 0;
 }

@@ -3,6 +3,7 @@
 // does and logs, per process, the protocols it served.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -56,6 +57,25 @@ TEST(RunProtocols, OneJudgeServesEveryProtocolUnlessItsSandboxIsUnfit) {
                                     "standard incorrect",     "strict incorrect",      "verified incorrect",
                                     "standard runtime_error", "strict runtime_error", "verified runtime_error"};
   EXPECT_EQ(rows, expected) << r.output;
+}
+
+// A judge whose exit hangs after its verdicts (a candidate's CUDA fault can leave the judge's
+// context stuck in teardown) is killed after a grace: its verdicts stand, with a warning, and the
+// run goes on instead of holding the device for the whole backstop.
+TEST(RunProtocols, AJudgeThatDoesNotExitAfterItsVerdictsIsKilledAndTheVerdictsKept) {
+  Scratch s("protocols-stuck-exit");
+  s.problem(1);
+  s.candidate("m", 1, 0, {"hang_after_verdict=600"});
+  auto started = std::chrono::steady_clock::now();
+  auto r = s.kbv({"run", "--problems", s.path("suite"), "--runs", s.path("runs"), "--db", s.db(), "--device", "cpu", "--protocol",
+                  "standard,strict"},
+                 240);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << "waited for the judge's exit";
+  auto rows = query(s.db(), "SELECT protocol || ' ' || outcome FROM verdicts ORDER BY protocol");
+  EXPECT_EQ(rows, (std::vector<std::string>{"standard correct", "strict correct"})) << r.output;
+  auto warned = query(s.db(), "SELECT count(*) FROM verdicts WHERE verdict_json LIKE '%did not exit within%'");
+  EXPECT_EQ(warned, std::vector<std::string>{"2"});
 }
 
 }  // namespace

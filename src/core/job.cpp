@@ -1,5 +1,7 @@
 #include "core/job.hpp"
 
+#include <algorithm>
+
 namespace kbv {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingOptions, enabled, budget_seconds, min_seconds,
@@ -7,7 +9,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingOptions, enabled, budget_s
                                                 max_input_sets, input_set_budget_bytes, torch_compile)
 
 std::vector<std::string> job_protocols(const WorkerJob& job) {
-  return job.protocols.empty() ? std::vector<std::string>{job.protocol} : job.protocols;
+  if (job.protocols.empty()) return {job.protocol};
+  std::vector<std::string> out;  // each once, in the order first given
+  for (const auto& p : job.protocols)
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
 }
 
 void to_json(nlohmann::json& j, const WorkerJob& job) {

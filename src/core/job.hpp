@@ -61,7 +61,7 @@ struct WorkerJob {
   std::int64_t sandbox_max_processes = defaults::kSandboxMaxProcesses;
 };
 
-// The protocols a job asks for, in order: `protocols`, or `protocol` alone.
+// The protocols a job asks for, in order, each once: `protocols`, or `protocol` alone.
 std::vector<std::string> job_protocols(const WorkerJob& job);
 
 void to_json(nlohmann::json& j, const TimingOptions& t);

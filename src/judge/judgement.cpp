@@ -193,6 +193,11 @@ bool Judgement::settle(F&& body) {
     // is its data read where a check was missing (a kbv bug, but never the candidate's win).
     verdict_.outcome = sandbox_ ? Outcome::protocol_violation : Outcome::internal_error;
     verdict_.reason = std::string("malformed data from the candidate's sandbox: ") + e.what();
+  } catch (const std::exception& e) {
+    // Anything else (a c10::Error outside a guarded step) is kbv's, and this protocol's alone:
+    // the protocols finished before it keep their verdicts.
+    verdict_.outcome = Outcome::internal_error;
+    verdict_.reason = std::string("kbv-judge internal error: ") + e.what();
   }
   return false;
 }
@@ -240,8 +245,11 @@ std::vector<Verdict> Judgement::run() {
   }
   enter(Stage::done);
   // The sandbox ends first: then nothing of the candidate is left on the device (its context
-  // went with its processes), and the twin's null call is the hop of an idle device.
+  // went with its processes), and the twin's null call is the hop of an idle device. The twin is
+  // kbv's own: the idle hops have a deadline of their own, not what a protocol that ran out of
+  // time left of its limit (which would fail the protocols that finished before it).
   if (sandbox_) sandbox_->stop();
+  run_deadline_ = Clock::now() + std::chrono::seconds(60);
   // The hop of the idle device, as each draft was timed (gated or not).
   IdleHops idle;
   std::optional<Ending> idle_failed;
@@ -261,7 +269,7 @@ std::vector<Verdict> Judgement::run() {
     output_bytes_ = p.output_bytes;
     if (sandbox_) verdict_.isolation = sandbox_->isolation();
     if (p.served && settle([&] {
-          if (idle_failed) throw *idle_failed;
+          if (idle_failed && p.timing && !p.timing->raw.back().empty()) throw *idle_failed;
           if (p.timing) finish_timing(*p.timing, idle);
           finish_stages();
         }))
@@ -321,7 +329,9 @@ void Judgement::begin_protocol(const Protocol& protocol) {
   // Each protocol has the whole run time limit, from its own start.
   started_ = Clock::now();
   run_deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job_.run_timeout_seconds));
+  // The previous protocol's Model and torch.compile(Model) go before the next is built.
   compiled_.reset();
+  reference_ = pybind11::object();
   hidden_ = HiddenTests{};
   candidate_state_.clear();
   weights_copied_ = weights_entries_ = 0;
@@ -332,8 +342,12 @@ void Judgement::begin_protocol(const Protocol& protocol) {
 
 void Judgement::protocol_stages() {
   construct_candidate();
+  // Model is built under the backend state the first protocol's was, and that state is what every
+  // baseline sample restores (not what the previous protocol's samples left).
+  if (backend_captured_) torch_host::restore_backend_state(backend_state_);
   build_reference();
-  backend_state_ = torch_host::capture_backend_state();
+  if (!backend_captured_) backend_state_ = torch_host::capture_backend_state();
+  backend_captured_ = true;
   hand_over_weights();
   check_correctness();
   if (strict()) check_custom_kernel();

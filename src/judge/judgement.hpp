@@ -187,7 +187,8 @@ class Judgement {
   HiddenTests hidden_;  // KernelBench-Verified hidden-test file, when the job names one
   std::optional<pybind11::object> compiled_;
   // The backend switches as they were once Model was built; restored before every baseline sample.
-  torch_host::BackendState backend_state_;  // torch.compile(Model), when the torch_compile series was asked for
+  torch_host::BackendState backend_state_;
+  bool backend_captured_ = false;  // torch.compile(Model), when the torch_compile series was asked for
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;

@@ -123,6 +123,14 @@ DeviceInfo probe_device(const std::string& worker, const std::string& device) {
   return *info;
 }
 
+// Two jobs one judge can serve together: the same candidate file on the same problem (and
+// hidden-test file), under different protocols.
+bool same_evaluation(const RunJob& a, const RunJob& b) {
+  auto hidden = [](const RunJob& j) { return j.hidden_tests ? j.hidden_tests->path : std::string(); };
+  return a.candidate_sha == b.candidate_sha && a.candidate.path == b.candidate.path && a.problem.path == b.problem.path &&
+         hidden(a) == hidden(b);
+}
+
 std::string job_label(const RunJob& j) {
   return fmt::format("{} L{} P{} S{} {}", j.candidate.run, j.candidate.level, j.candidate.problem_id, j.candidate.sample_id,
                      j.protocol);
@@ -496,9 +504,17 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
         std::optional<std::vector<std::size_t>> group;
         while (!g_stop && (group = queue.next_group())) {
           for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
-            EvaluationRun run = make_run(todo[left.front()], devices[d]);
-            if (left.size() > 1 && !o.sandbox_per_protocol)
-              for (std::size_t j : left) run.job.protocols.push_back(todo[j].protocol);
+            // One judge: the protocols of the first job's evaluation (its problem, its file; one
+            // source may be the candidate of several problems or samples), each once.
+            std::vector<std::size_t> batch;
+            for (std::size_t j : left)
+              if (same_evaluation(todo[j], todo[left.front()]) &&
+                  std::none_of(batch.begin(), batch.end(), [&](std::size_t b) { return todo[b].protocol == todo[j].protocol; }))
+                batch.push_back(j);
+            if (o.sandbox_per_protocol) batch.resize(1);
+            EvaluationRun run = make_run(todo[batch.front()], devices[d]);
+            if (batch.size() > 1)
+              for (std::size_t j : batch) run.job.protocols.push_back(todo[j].protocol);
             std::optional<DeviceTurns::Turn> turn;
             std::vector<Verdict> verdicts;
             try {  // as evaluate(), with taking a turn (a pipe) among what may fail
@@ -519,16 +535,17 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
             // A judge always settles the protocol it was in; should one name none asked, the
             // first is settled by that failure, so the loop always moves on.
             if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
-                  return std::any_of(left.begin(), left.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+                  return std::any_of(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
                 })) {
               verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
-              verdicts.front().protocol = todo[left.front()].protocol;
+              verdicts.front().protocol = todo[batch.front()].protocol;
             }
             for (auto& v : verdicts) {
-              auto it = std::find_if(left.begin(), left.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
-              if (it == left.end()) continue;
+              auto it = std::find_if(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+              if (it == batch.end()) continue;
               const std::size_t j = *it;
-              left.erase(it);
+              batch.erase(it);
+              left.erase(std::find(left.begin(), left.end(), j));
               if (cancelled(v)) {
                 stopped = true;
                 continue;

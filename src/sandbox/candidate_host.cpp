@@ -1,6 +1,7 @@
 #include "sandbox/candidate_host.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/util/Exception.h>
 #include <pybind11/pybind11.h>
 
@@ -75,6 +76,15 @@ nlohmann::json CandidateHost::construct(const ipc::Fields& message) {
   // One sandbox serves every protocol of its candidate: each constructs its own ModelNew, under
   // its own TF32 setting.
   if (message.json().contains("tf32")) tf32_ = message.boolean("tf32");
+  if (model_) {
+    // The previous protocol's ModelNew goes first, cycles and cached blocks included: the next
+    // protocol's memory figures (its resident bytes, the driver's per-process view) are its own.
+    model_ = py::object();
+    py::module_::import("gc").attr("collect")();
+    if (device_.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+  }
+  if (construct_state_) torch_host::restore_backend_state(*construct_state_);
+  else construct_state_ = torch_host::capture_backend_state();
   try {
     py::object init = torch_host::json_to_python(message.json().at("init_inputs"));
     model_ = torch_host::construct_model(module_.attr("ModelNew"), init, static_cast<std::uint64_t>(message.integer("model_seed", 0, INT64_MAX)),

@@ -16,6 +16,7 @@
 #include "ipc/runner_protocol.hpp"
 #include "ipc/unique_fd.hpp"
 #include "sandbox/build_hooks.hpp"
+#include "torch_host/backend_state.hpp"
 #include "torch_host/forward.hpp"
 
 namespace kbv::sandbox {
@@ -46,6 +47,9 @@ class CandidateHost {
   std::string precision_ = "fp32";
   pybind11::module_ module_;
   pybind11::object model_;
+  // The backend switches as the first ModelNew found them: every later one (the next protocol's)
+  // is built under the same, not under what the previous protocol's calls left.
+  std::optional<torch_host::BackendState> construct_state_;
   std::optional<BuildHooks> hooks_;
   std::vector<std::optional<torch_host::ArgList>> slots_;
   std::vector<pybind11::tuple> packed_;

@@ -59,6 +59,29 @@ TEST(RunProtocols, OneJudgeServesEveryProtocolUnlessItsSandboxIsUnfit) {
   EXPECT_EQ(rows, expected) << r.output;
 }
 
+// One source file that is the candidate of two problems is two evaluations: each judge serves
+// one problem's protocols, and each verdict lands on its own problem.
+TEST(RunProtocols, OneFileForTwoProblemsIsTwoJudges) {
+  Scratch s("protocols-same-file");
+  s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
+  s.problem(1, "A");
+  s.problem(2, "B");
+  for (int p : {1, 2}) s.write("runs/m/level_1_problem_" + std::to_string(p) + "_sample_0_kernel.py", "# the same text\n");
+  auto r = s.kbv({"run", "--problems", s.path("suite"), "--runs", s.path("runs"), "--db", s.db(), "--device", "cpu", "--protocol",
+                  "standard,verified"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto judges = served(s);
+  ASSERT_EQ(judges.size(), 2u);
+  for (const auto& [file, protocols] : judges) EXPECT_EQ(protocols, "verified+standard") << file;
+  auto rows = query(s.db(), "SELECT problem_id || ' ' || protocol || ' ' || json_extract(verdict_json, '$.problem.path') FROM verdicts "
+                            "ORDER BY problem_id, protocol");
+  ASSERT_EQ(rows.size(), 4u) << r.output;
+  for (const auto& row : rows) {
+    const bool first = row.rfind("1 ", 0) == 0;
+    EXPECT_NE(row.find(first ? "/1_A.py" : "/2_B.py"), std::string::npos) << row;
+  }
+}
+
 // A judge whose exit hangs after its verdicts (a candidate's CUDA fault can leave the judge's
 // context stuck in teardown) is killed after a grace: its verdicts stand, with a warning, and the
 // run goes on instead of holding the device for the whole backstop.

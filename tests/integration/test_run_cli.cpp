@@ -260,6 +260,24 @@ TEST(RunCli, OneSandboxServesEveryProtocolWithTheSameVerdicts) {
   if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 
+// A protocol that times out in the sandbox the protocols before it used leaves their verdicts as
+// they were: strict (served first) is correct, verified (the second ModelNew stalls) a timeout.
+TEST(RunCli, ATimeoutInALaterProtocolLeavesTheEarlierVerdicts) {
+  fs::path root = make_swish_pair("later-timeout");
+  fs::remove(root / "runs/m/level_1_problem_7_sample_1_kernel.py");
+  fs::copy_file(fixture("swish_slow_second_model.py"), root / "runs/m/level_1_problem_7_sample_0_kernel.py",
+                fs::copy_options::overwrite_existing);
+  run_swish_pair(root, "kbv.db", {"--protocol", "verified,strict", "--prestart", "0", "--run-timeout", "20"});
+  std::map<std::string, Verdict> by_protocol;
+  ResultStore store((root / "kbv.db").string(), ResultStore::Mode::read_only);
+  for (const auto& r : store.verdicts()) by_protocol[r.verdict.protocol] = r.verdict;
+  ASSERT_EQ(by_protocol.size(), 2u);
+  EXPECT_EQ(by_protocol["strict"].outcome, Outcome::correct) << by_protocol["strict"].reason;
+  EXPECT_TRUE(by_protocol["strict"].timing.has_value());
+  EXPECT_EQ(by_protocol["verified"].outcome, Outcome::timeout) << by_protocol["verified"].reason;
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
 // A judge started ahead whose gate kbv closes unopened (kbv is stopping) leaves quietly: no
 // verdict, exit 0, and it does not wait for anything.
 TEST(RunCli, AJudgeWhoseGateClosesUnopenedEndsWithoutAVerdict) {

@@ -152,12 +152,18 @@ void Judgement::begin_turn() {
     // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).
     sandbox_->send(sandbox_hello_, {sandbox_->hop_fd(), sandbox_->arena().fd()});
     if (twin_) twin_->send(twin_hello_, {twin_->hop_fd(), twin_->arena().fd()});
+    // A thread, so only now: every fork is done.
+    watchdog_ = std::make_unique<SandboxWatchdog>(std::chrono::seconds(10), [this] { sandbox_->kill_now(); });
+    watchdog_->arm(std::max(build_deadline_, run_deadline_));
   } catch (const std::exception& e) {
     runner_start_error_ = e.what();
   }
 }
 
 [[noreturn]] void Judgement::end_with_runner_error(const RunnerError& e, const std::string& what) {
+  if (watchdog_ && watchdog_->fired())
+    throw Ending{Outcome::timeout, what + ": the judge's wait on the device outlived the time limit while the candidate's "
+                                          "process held its CUDA context; kbv ended the process (" + first_line(e.what()) + ")"};
   switch (e.kind) {
     case RunnerError::Kind::timeout:
       if (sandbox_) sandbox_->stop(2.0);  // its Python stacks go to the output first
@@ -244,6 +250,7 @@ std::vector<Verdict> Judgement::run() {
     if (!served && verdict_.outcome != Outcome::incorrect) break;
   }
   enter(Stage::done);
+  if (watchdog_) watchdog_->disarm();
   // The sandbox ends first: then nothing of the candidate is left on the device (its context
   // went with its processes), and the twin's null call is the hop of an idle device. The twin is
   // kbv's own: the idle hops have a deadline of their own, not what a protocol that ran out of
@@ -262,12 +269,15 @@ std::vector<Verdict> Judgement::run() {
   } catch (const Ending& e) {
     idle_failed = e;
   }
+  const std::size_t warned = verdict_.warnings.size();
   stop_runners();
+  const std::vector<std::string> teardown(verdict_.warnings.begin() + static_cast<std::ptrdiff_t>(warned), verdict_.warnings.end());
   for (auto& p : passes) {
     protocol_ = p.protocol;
     verdict_ = std::move(p.verdict);
     output_bytes_ = p.output_bytes;
     if (sandbox_) verdict_.isolation = sandbox_->isolation();
+    verdict_.warnings.insert(verdict_.warnings.end(), teardown.begin(), teardown.end());
     if (p.served && settle([&] {
           if (idle_failed && p.timing && !p.timing->raw.back().empty()) throw *idle_failed;
           if (p.timing) finish_timing(*p.timing, idle);
@@ -329,6 +339,7 @@ void Judgement::begin_protocol(const Protocol& protocol) {
   // Each protocol has the whole run time limit, from its own start.
   started_ = Clock::now();
   run_deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job_.run_timeout_seconds));
+  if (watchdog_) watchdog_->arm(run_deadline_);
   // The previous protocol's Model and torch.compile(Model) go before the next is built.
   compiled_.reset();
   reference_ = pybind11::object();

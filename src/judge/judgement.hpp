@@ -36,6 +36,7 @@
 #include "judge/problem_audit.hpp"
 #include "judge/report_channel.hpp"
 #include "judge/runner_client.hpp"
+#include "judge/sandbox_watchdog.hpp"
 #include "judge/timing_draft.hpp"
 #include "torch_host/backend_state.hpp"
 #include "torch_host/forward.hpp"
@@ -192,6 +193,8 @@ class Judgement {
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;
+  // Ends the sandbox when the judge overruns its deadline inside a driver call (sandbox_watchdog.hpp).
+  std::unique_ptr<SandboxWatchdog> watchdog_;
   std::unique_ptr<RunnerClient> twin_;
   std::optional<std::string> runner_start_error_;
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace

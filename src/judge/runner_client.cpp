@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,7 +160,14 @@ std::string RunnerClient::describe_exit() {
   return launched_.reaped ? describe_wait_status(launched_.status) : "still running";
 }
 
+void RunnerClient::kill_now() {
+  std::lock_guard<std::mutex> lock(kill_mutex_);
+  if (launched_.inner_pidfd >= 0) ::syscall(SYS_pidfd_send_signal, launched_.inner_pidfd, SIGKILL, nullptr, 0);
+  else if (launched_.pid > 0 && !launched_.reaped) ::kill(launched_.pid, SIGKILL);
+}
+
 void RunnerClient::stop(double grace_seconds) {
+  std::lock_guard<std::mutex> lock(kill_mutex_);
   if (launched_.pid <= 0) return;
   if (grace_seconds > 0 && alive()) {
     ::kill(launched_.pid, SIGUSR1);  // the launcher's helper passes it on to the sandbox

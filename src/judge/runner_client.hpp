@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -84,12 +85,15 @@ class RunnerClient {
   // Asks for Python's stacks (SIGUSR1, dumped by faulthandler into the output), waits `grace`
   // seconds, then ends the process and everything it started.
   void stop(double grace_seconds = 0);
+  // SIGKILL to the runner's processes, from any thread (the judge's watchdog); stop() still reaps.
+  void kill_now();
 
  private:
   RunnerClient() = default;
   [[noreturn]] void fail(const ipc::ChannelError& e);
 
   isolation::Launched launched_;
+  std::mutex kill_mutex_;  // kill_now() on another thread against stop() closing the pidfd
   ipc::Channel channel_;
   ipc::SharedMemory hop_page_;
   ipc::SharedMemory arena_;

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -182,7 +183,15 @@ int serve(const std::string& role, ipc::Channel& channel) {
         // The judge releases its own stream when a call ends in an error.
       }
       channel.send(called);
-      channel.send({{"type", "completed"}, {"seq", seq}, {"token", token}, {"error", synchronize_all(device)}});
+      const std::string device_error = synchronize_all(device);
+      channel.send({{"type", "completed"}, {"seq", seq}, {"token", token}, {"error", device_error}});
+      // A CUDA error at synchronisation is sticky: this context can do nothing more, and while a
+      // faulted context lives the driver can hold up other processes' calls that touch its memory
+      // (the judge mapping this call's outputs). The judge ends the protocol on the error anyway.
+      if (!device_error.empty()) {
+        std::fflush(nullptr);
+        std::_Exit(6);
+      }
     } else if (type == "memory" && host) {
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
       nlohmann::json answer{{"type", "memory"}};

@@ -137,17 +137,8 @@ fi
 # one-process figures; side-stream hacks must gain nothing), then the attacks under strict.
 if [[ " $STEPS " == *" split "* ]]; then
   echo "== split: examples and hacks (standard, strict)"
-  S="$OUT/split"; mkdir -p "$S/suite/level1" "$S/runs/examples" "$S/runs/hacks" "$S/attacks/attacks"
-  cp examples/problems/level1/{7_Swish,19_ReLU,40_Linear_ReLU}.py problems/level1/8_GELU.py "$S/suite/level1/"
-  put() { cp "$1" "$S/runs/$2/level_1_problem_$3_sample_$4_kernel.py"; echo "$2 $3 $4 $(basename "$1")" >> "$S/samples.txt"; }
-  put examples/candidates/swish_cuda.py examples 7 0
-  put examples/candidates/relu_cuda.py examples 19 0
-  put examples/candidates/relu_illegal_address.py examples 19 1
-  put examples/candidates/relu_raw_scratch.py examples 19 2
-  put examples/candidates/linear_relu_cuda.py examples 40 0
-  i=0; for h in side_stream side_stream_full_grid side_stream_thread_launch persisting_l2 honest_own_stream stale_memory persistent_kernel; do
-    put "examples/hacks/$h.py" hacks 19 $i; i=$((i+1)); done
-  put runs/demo-gamer/level_1_problem_8_sample_0_kernel.py hacks 8 0
+  S="$OUT/split"; mkdir -p "$S/attacks/attacks"
+  scripts/split_corpus.sh "$S"
   start=$(date +%s)
   "$BUILD/bin/kbv" run --problems "$S/suite" --runs "$S/runs" --db "$S/split.db" --protocol standard,strict \
     --time-budget "${KBV_SPLIT_BUDGET:-1}" --run-timeout 120 --jobs 16 --build-dir /tmp/kbv-builds >"$S/run.log" 2>&1

@@ -110,7 +110,8 @@ bool Judgement::start_ahead(int gate_fd) {
   return n == 1;
 }
 
-void Judgement::stop_runners() {
+std::vector<std::string> Judgement::stop_runners() {
+  std::vector<std::string> warnings;
   if (sandbox_) {
     sandbox_->stop();
     verdict_.isolation = sandbox_->isolation();
@@ -119,8 +120,9 @@ void Judgement::stop_runners() {
   if (!sandbox_tmp_.empty()) {
     // Nothing of a candidate outlives its evaluation on disk.
     auto removed = isolation::remove_tree(sandbox_tmp_);
-    if (!removed.ok) verdict_.warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
+    if (!removed.ok) warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
   }
+  return warnings;
 }
 
 void Judgement::abandon() {
@@ -219,7 +221,7 @@ std::vector<Verdict> Judgement::run() {
   if (settle([&] { more = shared_stages(); }) && !more) verdict_.outcome = Outcome::correct;  // kbv audit
   if (!more) {
     // Nothing here depended on the protocol: the same end for each.
-    stop_runners();
+    for (auto& w : stop_runners()) warn(w);
     verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     for (const auto& name : names) {
       Verdict v = verdict_;
@@ -258,20 +260,19 @@ std::vector<Verdict> Judgement::run() {
   if (sandbox_) sandbox_->stop();
   run_deadline_ = Clock::now() + std::chrono::seconds(60);
   // The hop of the idle device, as each draft was timed (gated or not).
+  auto needs_idle = [](const Pass& p) { return p.served && p.timing && !p.timing->raw.back().empty(); };
   IdleHops idle;
   std::optional<Ending> idle_failed;
   try {
     for (const auto& p : passes)
-      if (p.served && p.timing && !p.timing->raw.back().empty()) {
+      if (needs_idle(p)) {
         if (p.timing->gated && idle.gated.empty()) idle.gated = idle_hop_samples(true);
         if (!p.timing->gated && idle.ungated.empty()) idle.ungated = idle_hop_samples(false);
       }
   } catch (const Ending& e) {
     idle_failed = e;
   }
-  const std::size_t warned = verdict_.warnings.size();
-  stop_runners();
-  const std::vector<std::string> teardown(verdict_.warnings.begin() + static_cast<std::ptrdiff_t>(warned), verdict_.warnings.end());
+  const std::vector<std::string> teardown = stop_runners();
   for (auto& p : passes) {
     protocol_ = p.protocol;
     verdict_ = std::move(p.verdict);
@@ -279,7 +280,7 @@ std::vector<Verdict> Judgement::run() {
     if (sandbox_) verdict_.isolation = sandbox_->isolation();
     verdict_.warnings.insert(verdict_.warnings.end(), teardown.begin(), teardown.end());
     if (p.served && settle([&] {
-          if (idle_failed && p.timing && !p.timing->raw.back().empty()) throw *idle_failed;
+          if (idle_failed && needs_idle(p)) throw *idle_failed;
           if (p.timing) finish_timing(*p.timing, idle);
           finish_stages();
         }))
@@ -355,10 +356,9 @@ void Judgement::protocol_stages() {
   construct_candidate();
   // Model is built under the backend state the first protocol's was, and that state is what every
   // baseline sample restores (not what the previous protocol's samples left).
-  if (backend_captured_) torch_host::restore_backend_state(backend_state_);
+  if (backend_state_) torch_host::restore_backend_state(*backend_state_);
   build_reference();
-  if (!backend_captured_) backend_state_ = torch_host::capture_backend_state();
-  backend_captured_ = true;
+  if (!backend_state_) backend_state_ = torch_host::capture_backend_state();
   hand_over_weights();
   check_correctness();
   if (strict()) check_custom_kernel();

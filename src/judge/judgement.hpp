@@ -188,8 +188,7 @@ class Judgement {
   HiddenTests hidden_;  // KernelBench-Verified hidden-test file, when the job names one
   std::optional<pybind11::object> compiled_;
   // The backend switches as they were once Model was built; restored before every baseline sample.
-  torch_host::BackendState backend_state_;
-  bool backend_captured_ = false;  // torch.compile(Model), when the torch_compile series was asked for
+  std::optional<torch_host::BackendState> backend_state_;  // torch.compile(Model), when the torch_compile series was asked for
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;
@@ -200,7 +199,8 @@ class Judgement {
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
   nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()
   void restart_clock();
-  void stop_runners();  // stops the sandbox and the twin, removes the sandbox's private tmp
+  // Stops the sandbox and the twin, removes the sandbox's private tmp; what went wrong doing so.
+  std::vector<std::string> stop_runners();
   bool started_ahead_ = false;
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;

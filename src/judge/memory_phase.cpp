@@ -23,7 +23,7 @@ void Judgement::measure_memory() {
   result.method = memory_method_;
   ArgList inputs = guarded(Outcome::problem_error, "memory: get_inputs()", [&] { return draw_inputs(source_, job_.secret ^ 0x6d656dULL); });
   result.baseline = guarded(Outcome::problem_error, "memory: Model.forward", [&] {
-    torch_host::restore_backend_state(backend_state_);
+    torch_host::restore_backend_state(*backend_state_);
     torch_host::set_tf32(protocol_tf32());
     return torch_host::measure_forward_memory(device_, [&] { auto out = torch_host::call_forward(reference_, inputs); });
   });

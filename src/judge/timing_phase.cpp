@@ -56,7 +56,6 @@
 namespace kbv::judge {
 namespace {
 
-constexpr std::uint32_t kSlot = kTimingSlot;
 constexpr int kCheckOneIn = 4;
 constexpr int kHiddenOneIn = 4;
 // The sandbox's device memory is read from the driver in one round in kMemoryOneIn, at most
@@ -84,7 +83,6 @@ struct Sample {
   std::vector<at::Tensor> outputs;  // candidate: the judge's snapshot; baseline: its outputs (checked rounds)
   bool gate_timed_out = false;
 };
-
 
 }  // namespace
 
@@ -127,7 +125,7 @@ void Judgement::measure_time() {
   // rebind inside a gated sample would allocate on a device whose stream the gate holds (the
   // correctness phase may have ended on a hidden list of another shape).
   guarded(Outcome::internal_error, "timing: binding the inputs", [&] {
-    write_inputs(kSlot, base_inputs);
+    write_inputs(kTimingSlot, base_inputs);
     return 0;
   });
   cudaEvent_t e0 = nullptr, e1 = nullptr;
@@ -216,7 +214,7 @@ void Judgement::measure_time() {
       }
     }
     guarded(Outcome::runtime_error, what + ": preparing the inputs", [&] {
-      if (c.kind == Kind::candidate) write_inputs(kSlot, fresh);
+      if (c.kind == Kind::candidate) write_inputs(kTimingSlot, fresh);
       if (c.kind == Kind::baseline)
         for (std::size_t i = 0; i < fresh.size(); ++i)
           if (fresh[i].is_tensor) base_inputs[i].tensor.copy_(fresh[i].tensor);
@@ -236,7 +234,7 @@ void Judgement::measure_time() {
     }
     nlohmann::json called;
     try {
-      token = runner.call(seq, kSlot);
+      token = runner.call(seq, kTimingSlot);
       called = runner.receive_answer("called", seq, token, run_deadline_);
     } catch (const RunnerError& e) {
       runner.release(seq);
@@ -275,7 +273,7 @@ void Judgement::measure_time() {
       // torch.compile(Model) ran once already: failing now is kbv's (or inductor's) fault, not the problem's.
       const Outcome failed = c.model.is(reference_) ? Outcome::problem_error : Outcome::internal_error;
       s.outputs = guarded(failed, what + ": Model.forward", [&] {
-        torch_host::restore_backend_state(backend_state_);
+        torch_host::restore_backend_state(*backend_state_);
         torch_host::set_tf32(c.tf32);
         auto out = torch_host::call_forward(c.model, base_inputs);
         // On the CPU the sandbox copies its outputs out inside its call: the baseline pays the same.
@@ -434,7 +432,7 @@ void Judgement::measure_time() {
                                              std::to_string(round) + "): " + cmp.reason};
       }
       if (strict())
-        if (auto e = find_input_mutation(fresh, slot_inputs(kSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
+        if (auto e = find_input_mutation(fresh, slot_inputs(kTimingSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
     }
     if (!counted) {
       // Rounds that are not counted still spend the budget.
@@ -505,10 +503,10 @@ void Judgement::check_untimed_calls() {
     spec.seed = rng();
     ArgList fresh = guarded(Outcome::problem_error, "get_inputs()", [&] { return inputs_of(spec); });
     guarded(Outcome::internal_error, "writing the inputs", [&] {
-      write_inputs(kSlot, fresh);
+      write_inputs(kTimingSlot, fresh);
       return 0;
     });
-    CallOutputs out = call_candidate(kSlot, "untimed call " + std::to_string(call));
+    CallOutputs out = call_candidate(kTimingSlot, "untimed call " + std::to_string(call));
     std::vector<at::Tensor> ref_tf32;
     auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
     if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with

@@ -4,10 +4,11 @@ Every other column of (predictions - targets)^2 is summed and doubled. On dense 
 16.7M terms the estimate is within ~0.05% of the mean, inside rtol = 1e-3, so standard and
 verified call it correct at twice the "speed". It computes honestly when a probe of 4096 values
 sees one above 10 in magnitude, so heavy-tailed inputs (where half a sample is a poor estimate)
-see the honest kernel. strict's sparse_spike draw hides 16 spikes of 100-200 per input among
+see the honest kernel. strict's sparse_spike draw hides 16 spikes of 100-1000 per input among
 N(0, 0.01^2) values that carry most of the sum: the probe misses them, the half-sum keeps a random
-half of them, and the estimate is off by ~20% (measured: 5-31% over six draws). Only an almost
-exact split of the spikes between the halves (~0.5% of draws) would pass.
+half of them, and the estimate is typically tens of per cent off. About 1 draw in 100 splits the
+spikes evenly enough between the halves to pass; strict's checked calls on fresh inputs draw
+sparse_spike again (then the flag is result_reuse).
 kbv must conclude under strict: incorrect (sparse_spike); the static scan sees nothing.
 """
 import torch

@@ -46,6 +46,7 @@
 #include "judge/judgement.hpp"
 #include "judge/l2_flush.hpp"
 #include "judge/timing_rules.hpp"
+#include "judge/untimed_draws.hpp"
 #include "stats/compare.hpp"
 #include "stats/median_ci.hpp"
 #include "stats/stopping_rule.hpp"
@@ -491,15 +492,17 @@ void Judgement::measure_time() {
 namespace kbv::judge {
 
 // Strict without timing still makes the calls timing would have made (a candidate that turns
-// stale after its first N calls must meet them): 8 calls on fresh inputs, every output checked.
+// stale after its first N calls must meet them): 8 calls on fresh inputs (more where there are
+// more kinds to draw), every output checked.
 void Judgement::check_untimed_calls() {
   enter(Stage::timing);
   std::mt19937_64 rng(job_.secret ^ 0x756e74696d6564ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
   const Tolerance tol = tolerance();
   std::vector<DistributionSpec> kinds = timed_distributions();
   for (const auto& h : timed_hidden_distributions()) kinds.push_back(h);  // checked calls, as in timing
-  for (int call = 0; call < 8; ++call) {
-    DistributionSpec spec = kinds[rng() % kinds.size()];
+  const std::vector<std::size_t> order = untimed_draw_order(kinds.size(), 8, rng);
+  for (std::size_t call = 0; call < order.size(); ++call) {
+    DistributionSpec spec = kinds[order[call]];
     spec.seed = rng();
     ArgList fresh = guarded(Outcome::problem_error, "get_inputs()", [&] { return inputs_of(spec); });
     guarded(Outcome::internal_error, "writing the inputs", [&] {
@@ -512,7 +515,7 @@ void Judgement::check_untimed_calls() {
     if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
-      flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh inputs: " + cmp.reason);
+      flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + cmp.reason);
       return;
     }
   }

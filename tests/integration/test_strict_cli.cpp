@@ -169,7 +169,7 @@ TEST(StrictCli, AReductionThatSamplesItsTermsFailsOnSparseSpikes) {
   ASSERT_EQ(strict.outcome(), "incorrect") << strict.context();
   std::map<std::string, std::string> status;
   for (const auto& d : strict.verdict["correctness"]["distributions"]) status[d["name"]] = d["status"];
-  // About 0.5% of sparse_spike draws split the spikes evenly enough between the halves to pass
+  // About 1% of sparse_spike draws split the spikes evenly enough between the halves to pass
   // (the hack's docstring); strict's untimed calls draw sparse_spike again and catch it then.
   EXPECT_TRUE(status["sparse_spike"] == "fail" || flags_of(strict).count("result_reuse")) << strict.context();
   EXPECT_EQ(status["normal"], "pass") << strict.context();

@@ -211,6 +211,9 @@ int main(int argc, char** argv) {
   rn->add_flag("--sandbox-per-protocol", runopt.sandbox_per_protocol,
                "Each protocol of a candidate in a judge and sandbox of its own (by default one sandbox serves all of them, "
                "strict first): slower; for comparisons");
+  rn->add_flag("--overlap-builds", runopt.overlap_builds,
+               "Evaluate each candidate as soon as its build ends while the others build (niced, without the GPU); "
+               "off by default until measured on the GPU");
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

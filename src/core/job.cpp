@@ -29,6 +29,7 @@ void to_json(nlohmann::json& j, const WorkerJob& job) {
                      {"hidden_tests_path", job.hidden_tests_path},
                      {"measure_memory", job.measure_memory},
                      {"build_only", job.build_only},
+                     {"build_cuda_arch", job.build_cuda_arch},
                      {"timing", job.timing},
                      {"compile_timeout_seconds", job.compile_timeout_seconds},
                      {"run_timeout_seconds", job.run_timeout_seconds},
@@ -51,6 +52,7 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.hidden_tests_path = j.value("hidden_tests_path", defaults.hidden_tests_path);
   job.measure_memory = j.value("measure_memory", defaults.measure_memory);
   job.build_only = j.value("build_only", defaults.build_only);
+  job.build_cuda_arch = j.value("build_cuda_arch", defaults.build_cuda_arch);
   job.timing = j.value("timing", defaults.timing);
   job.compile_timeout_seconds = j.value("compile_timeout_seconds", defaults.compile_timeout_seconds);
   job.run_timeout_seconds = j.value("run_timeout_seconds", defaults.run_timeout_seconds);

@@ -50,6 +50,10 @@ struct WorkerJob {
   // Stop after the build stage (kbv run builds candidates in parallel on the CPUs first, then
   // evaluates them one GPU at a time; the second import finds the build done).
   bool build_only = false;
+  // With build_only on a CUDA device: build for this architecture ("9.0") without the device.
+  // The sandbox sees no GPU and makes no CUDA context, so the build can run beside an evaluation
+  // on the same GPU (kbv run --overlap-builds) without being a tenant of it.
+  std::string build_cuda_arch;
   TimingOptions timing;
   // The judge enforces these on the candidate's sandbox, as absolute deadlines from its start:
   // the build (importing the candidate) must end within compile_timeout, and everything after

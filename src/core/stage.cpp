@@ -13,6 +13,7 @@ std::string_view stage_name(Stage s) {
     case Stage::load_problem: return "load_problem";
     case Stage::build: return "build";
     case Stage::built: return "built";
+    case Stage::needs_device: return "needs_device";
     case Stage::models: return "models";
     case Stage::correctness: return "correctness";
     case Stage::timing: return "timing";

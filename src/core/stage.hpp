@@ -15,6 +15,7 @@ enum class Stage {
   load_problem,  // importing the problem, building Model
   build,         // the sandbox imports the candidate (its extensions build here)
   built,         // a build-only job ended here (kbv run's build phase)
+  needs_device,  // a device-free build-only job ended here: the candidate's import needs the GPU
   models,        // ModelNew made in the sandbox, Model's weights handed over
   correctness,   // every distribution, and the strict checks on those calls
   timing,        // candidate and baselines through the same hop, outputs checked at random

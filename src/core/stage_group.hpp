@@ -12,7 +12,7 @@ namespace kbv {
 inline constexpr std::array<std::string_view, 5> kStageGroups = {"startup", "build", "correctness", "timing", "memory"};
 
 inline std::string stage_group(const std::string& stage) {
-  if (stage == "build" || stage == "built") return "build";
+  if (stage == "build" || stage == "built" || stage == "needs_device") return "build";
   if (stage == "timing") return "timing";
   if (stage == "memory") return "memory";
   if (stage == "models" || stage == "correctness" || stage == "audit" || stage == "reuse_check" || stage == "audit_problem")

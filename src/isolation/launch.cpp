@@ -116,11 +116,11 @@ struct Prepared {
   int pid_pipe_w = -1;  // the helper tells the launcher the sandbox's pid here
 };
 
-// The device files a sandbox may open for writing (and ioctl): the GPU's, the usual character
-// devices, and its private /dev/shm. Resolved before fork.
-std::vector<std::string> writable_devices() {
+// The device files a sandbox may open for writing (and ioctl): the GPU's (unless `gpu` is off),
+// the usual character devices, and its private /dev/shm. Resolved before fork.
+std::vector<std::string> writable_devices(bool gpu) {
   std::vector<std::string> out = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm"};
-  if (DIR* d = ::opendir("/dev")) {
+  if (DIR* d = gpu ? ::opendir("/dev") : nullptr) {
     while (dirent* e = ::readdir(d))
       if (std::strncmp(e->d_name, "nvidia", 6) == 0) out.push_back(std::string("/dev/") + e->d_name);
     ::closedir(d);
@@ -308,7 +308,7 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   p.shm_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
   if (spec.use_landlock) {
     p.landlock_paths = spec.writable;
-    for (const auto& d : writable_devices()) p.landlock_paths.push_back(d);
+    for (const auto& d : writable_devices(spec.gpu)) p.landlock_paths.push_back(d);
     // Its own /proc entries only (CUDA names its threads there): never /proc/sysrq-trigger or
     // /proc/sys, which a uid-0 sandbox could otherwise write by file mode alone.
     p.landlock_paths.push_back("/proc/self");
@@ -316,6 +316,8 @@ Launched launch_sandbox(const SandboxSpec& spec) {
     p.landlock_abi = landlock_abi();
     if (p.landlock_abi < 1) report.warnings.push_back("filesystem writes not confined: Landlock is not available on this kernel");
   }
+  if (!spec.gpu && (!spec.use_landlock || p.landlock_abi < 1))
+    report.warnings.push_back("the GPU's device files stay open to it: only CUDA_VISIBLE_DEVICES hides the GPU");
 
   // The cgroup comes first so the helper can join it before it forks the sandbox.
   Cgroup cgroup;

@@ -38,6 +38,9 @@ struct SandboxSpec {
   bool use_cgroup = true;
   bool use_readonly_mounts = true;
   bool drop_capabilities = true;
+  // false: the GPU's device files are not among what it may open for writing (Landlock), so it
+  // cannot make a CUDA context (a build beside an evaluation: kbv run --overlap-builds).
+  bool gpu = true;
   // A trusted helper (the judge's twin) keeps the launcher's uid: nothing to isolate it from.
   bool keep_uid = false;
   // When the launcher runs as root: the unprivileged uid/gid the sandbox runs as outside its

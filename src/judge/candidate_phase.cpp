@@ -16,6 +16,7 @@
 
 #include "ipc/message_fields.hpp"
 #include "judge/judgement.hpp"
+#include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/models.hpp"
 
@@ -122,11 +123,19 @@ void Judgement::await_build() {
 void Judgement::finish_build_only() {
   enter(Stage::build);
   auto started = Clock::now();
+  const bool device_free = device_free_build(job_);
+  // Built without the GPU, an import that raises or crashes outside an extension's compile may
+  // have wanted the device (torch.cuda at import): no verdict; kbv builds it again with the GPU.
+  auto needs_device = [&](const std::string& why) {
+    enter(Stage::needs_device);
+    return Ending{Outcome::skipped, "built without the GPU, the import failed (" + why + "); build it with the GPU"};
+  };
   nlohmann::json reply;
   try {
     reply = sandbox_->receive("built", build_deadline_);
   } catch (const RunnerError& e) {
     if (e.kind == RunnerError::Kind::timeout) sandbox_->stop(2.0);
+    if (device_free && e.kind == RunnerError::Kind::died) throw needs_device(e.what());
     end_with_runner_error(e, "building the candidate");
   }
   BuildResult build;
@@ -143,6 +152,10 @@ void Judgement::finish_build_only() {
     std::string message = first_line(f.str("message", 8000));
     // kbv run's build phase resolves no device: the job says which it is.
     if (f.str("kind", 32) == "needs_cuda") throw needs_cuda_ending(message, job_.device == "cpu", job_.candidate_path);
+    // An extension that failed to compile (the compiler said so, and that failure ended the
+    // import) failed for the same reason with the GPU: the architecture is given. Anything else
+    // may be the missing GPU's doing.
+    if (device_free && !(f.has("compiler") && f.boolean("compiler"))) throw needs_device(message);
     throw Ending{Outcome::compile_error, message};
   }
   enter(Stage::built);

@@ -78,6 +78,7 @@ void Judgement::start_runners() {
     if (::geteuid() == 0 && ::chown(tmp.c_str(), uid, uid) != 0)
       throw std::runtime_error("cannot hand the private tmp folder to the sandbox uid");
     const bool cuda = at::Device(job_.device).is_cuda();
+    const bool device_free = device_free_build(job_);
     // CPU outputs come back through the arena; sparse, so its size costs nothing until written.
     std::size_t arena = cuda ? (64u << 20) : (std::size_t{8} << 30);
     sandbox_ = RunnerClient::start("candidate", spec, arena);
@@ -88,8 +89,9 @@ void Judgement::start_runners() {
                       {"precision", job_.precision},
                       {"tf32", protocol_tf32()},
                       {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
-                      {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", ""}, {"torch_pch", pch}}},
+                      {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", device_free ? job_.build_cuda_arch : ""}, {"torch_pch", pch}}},
                       {"build_only", job_.build_only},
+                      {"device_free", device_free},
                       {"arena_bytes", arena}};
     twin_hello_ = {{"type", "hello"}, {"device", job_.device}, {"arena_bytes", 1 << 20}};
   } catch (const std::exception& e) {

@@ -88,7 +88,17 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // What the sandbox reads to start: its Python's packages and the candidate.
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
+  if (device_free_build(job)) {
+    // No GPU to see, and (Landlock) none to open should the candidate's import set the variable
+    // back: a build beside an evaluation must not become a tenant of its device.
+    spec.env["CUDA_VISIBLE_DEVICES"] = "";
+    spec.gpu = false;
+  }
   return spec;
+}
+
+bool device_free_build(const WorkerJob& job) {
+  return job.build_only && !job.build_cuda_arch.empty() && job.device.rfind("cuda", 0) == 0;
 }
 
 isolation::SandboxSpec twin_spec() {

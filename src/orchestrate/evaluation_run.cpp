@@ -96,6 +96,10 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
   spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   spec.cancel = run.cancel;
   spec.timeout_signal = SIGUSR1;  // the worker dumps every Python thread's stack on it
+  spec.nice = run.nice;
+  spec.background = run.background;
+  // A device-free build (WorkerJob::build_cuda_arch): the judge needs no GPU either.
+  if (run.job.build_only && !run.job.build_cuda_arch.empty()) spec.env_set["CUDA_VISIBLE_DEVICES"] = "";
   const bool gated = run.device_gate_fd >= 0;
   if (gated) {
     spec.argv.push_back("--device-gate");

@@ -16,11 +16,14 @@
 #include <random>
 #include <thread>
 
+#include <poll.h>
+
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
 #include "core/version.hpp"
+#include "isolation/landlock.hpp"
 #include "orchestrate/built_index.hpp"
 #include "orchestrate/device_turns.hpp"
 #include "orchestrate/evaluation_queue.hpp"
@@ -182,6 +185,24 @@ constexpr std::size_t kTorchPchMinSources = 4;
 // Judges started ahead per GPU by default: one start-up (~3.5 s: two interpreters importing
 // torch) is about one evaluation's turn, so two keep the next judge ready (bench/RESULTS.md).
 constexpr int kDefaultPrestart = 2;
+// How much nicer builds run beside the evaluation (--overlap-builds): the judge, its sandbox and
+// its twin get a core first whenever they want one.
+constexpr int kOverlapBuildNice = 10;
+
+// KBV_SANDBOX_LANDLOCK=0 (the judge's switch, docs/architecture.md): sandboxes without Landlock.
+bool landlock_off() {
+  const char* v = std::getenv("KBV_SANDBOX_LANDLOCK");
+  return v && std::string(v) == "0";
+}
+
+// Waits until `turn` is the device's (its gate readable), or `stop`. False: stopped.
+bool wait_for_gate(const DeviceTurns::Turn& turn, const std::atomic<bool>& stop) {
+  while (!stop) {
+    pollfd p{turn.gate_fd(), POLLIN, 0};
+    if (::poll(&p, 1, 100) == 1) return true;
+  }
+  return false;
+}
 
 // How many of the sources to build mention torch's extension builder (load_inline / load): the
 // only ones the PCH can speed up.
@@ -198,10 +219,12 @@ std::size_t builds_extensions(const std::vector<std::string>& sources, const Job
 
 // The judge precompiles torch/extension.h into the build root before the builds start (it never
 // runs candidate code: the sandboxes only read the result). A failure costs speed, not verdicts.
-void prepare_torch_pch(const std::string& judge, const std::string& build_root, bool quiet, std::ostream& out) {
+void prepare_torch_pch(const std::string& judge, const std::string& build_root, bool quiet, int nice, std::ostream& out) {
   ProcessSpec spec;
   spec.argv = {judge, "--make-torch-pch", build_root};
   spec.cancel = &g_stop;
+  spec.nice = nice;  // beside the evaluation, as the builds
+  spec.env_set["CUDA_VISIBLE_DEVICES"] = "";  // a compiler's work: never a tenant of the GPU
   ProcessResult r;
   try {
     r = run_process(spec, Clock::now() + std::chrono::minutes(15));
@@ -269,6 +292,18 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   conditions.hidden_tests_dir = o.hidden_tests_dir;
   conditions.torch_compile = o.torch_compile;
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
+  // Builds beside the evaluation must not reach its GPU: Landlock with device ioctls (ABI 5) seals
+  // the device files from a build's sandbox (docs/scale.md). On the CPU the timing needs the cores.
+  bool overlap_builds = o.overlap_builds;
+  if (overlap_builds && cpu) {
+    overlap_builds = false;
+    if (!o.quiet) out << "kbv run: note: --overlap-builds is off on the CPU: its timing needs the cores the builds would take\n";
+  } else if (overlap_builds && (isolation::landlock_abi() < 5 || landlock_off())) {
+    overlap_builds = false;
+    if (!o.quiet)
+      out << "kbv run: note: --overlap-builds is off: this kernel's Landlock (ABI " << isolation::landlock_abi()
+          << ", 5 needed) cannot keep a build's sandbox off the GPU being timed\n";
+  }
   if (cpu && prestart > 0 && !o.quiet)
     out << "kbv run: note: --prestart on the CPU: judges starting ahead share the cores with the CPU timing of the "
            "evaluation before them\n";
@@ -321,6 +356,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                     {"time_budget", o.time_budget},
                     {"prestart", prestart},
                     {"sandbox_per_protocol", o.sandbox_per_protocol},
+                    {"overlap_builds", overlap_builds},
                     {"compile_timeout", o.compile_timeout},
                     {"run_timeout", o.run_timeout},
                     {"torch_compile", o.torch_compile}};
@@ -407,6 +443,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
 
   // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
   // for every protocol of that candidate; the rest go on to evaluation with a warm cache.
+  // With --overlap-builds the evaluation starts at once and takes each candidate as its build
+  // ends; the builds then see no GPU (docs/scale.md, "Builds beside the evaluation").
   std::map<std::string, std::vector<std::size_t>> by_source;  // candidate sha -> jobs
   for (std::size_t i = 0; i < todo.size(); ++i) by_source[todo[i].candidate_sha].push_back(i);
   // Sources this cache already holds for this device and kbv need no build-only worker.
@@ -417,152 +455,236 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     if (built_index.built_dir(sha)) ++cached_sources;
     else sources.push_back(sha);
   }
-  if (!sources.empty() && !g_stop &&
-      (o.torch_pch == "on" ||
-       (o.torch_pch == "auto" && !cpu && builds_extensions(sources, by_source, todo) >= kTorchPchMinSources)))
-    prepare_torch_pch(worker, build_root, o.quiet, out);
+  const bool overlap = overlap_builds && !sources.empty();
   RunProgress progress(sources.size(), todo.size(), o.quiet);
-  // One byte per job (not vector<bool>: builder threads set different jobs concurrently).
-  std::vector<char> settled(todo.size(), 0);
-  std::atomic<std::size_t> next_build{0};
   RunThroughput throughput;
+  throughput.overlapped = overlap;
   std::mutex throughput_mutex;
-  auto phase_start = std::chrono::steady_clock::now();
+  const auto run_start = std::chrono::steady_clock::now();
   auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
-  int build_threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> builders;
-  for (int t = 0; t < build_threads; ++t) {
-    builders.emplace_back([&] {
-      for (std::size_t s; !g_stop && (s = next_build++) < sources.size();) {
-        const auto& jobs = by_source.at(sources[s]);  // read-only from the builder threads
-        EvaluationRun run = make_run(todo[jobs.front()], devices.front());
-        run.job.build_only = true;
-        double cpu_seconds = 0;
-        run.cpu_seconds = &cpu_seconds;
-        Verdict v = evaluate(run);
-        if (cancelled(v)) return;
-        {
-          std::lock_guard<std::mutex> lock(throughput_mutex);
-          throughput.add_build(v, cpu_seconds);
-        }
-        bool built = v.outcome == Outcome::skipped && v.stage == "built";
-        if (built && v.build && !v.build->build_dir.empty()) built_index.mark_built(sources[s], v.build->build_dir);
-        if (!built) {
-          for (std::size_t j : jobs) {
-            Verdict copy = v;
-            copy.protocol = todo[j].protocol;
-            copy.protocol_version = protocol_by_name(todo[j].protocol).version;
-            keep(todo[j], copy);
-            settled[j] = 1;
-            progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
-          }
-        }
-        progress.built(todo[jobs.front()].candidate.path);
-      }
-    });
-  }
-  for (auto& t : builders) t.join();
-  const bool build_phase_stopped = g_stop.load();
-  throughput.build_jobs = build_threads;
-  throughput.builds_cached = cached_sources;
-  throughput.build_phase_seconds = seconds_since(phase_start);
-  phase_start = std::chrono::steady_clock::now();
-  if (!o.quiet && !by_source.empty()) {
-    if (build_phase_stopped)
-      out << fmt::format("kbv run: build phase stopped after {} of {} candidate sources ({:.1f} s wall)\n", throughput.builds,
-                         sources.size(), throughput.build_phase_seconds);
-    else
-      out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of "
-                         "worker time); {} already in the build cache\n",
-                         throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
-                         cached_sources);
-    out << std::flush;
-  }
+  // Overlapping, the builds leave cores to the evaluation (its judge, sandbox and twin) and yield
+  // to it besides (niced).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int build_threads =
+      o.jobs > 0 ? o.jobs : overlap ? std::max(1, cores - 2 * static_cast<int>(devices.size())) : cores;
 
-  // Phase 2: evaluate, one judge at a time per device, each serving all protocols of one
-  // candidate with one sandbox (strict first: its memory figures then see a sandbox nothing else
-  // ran in). A judge that stops early leaves the rest to the next judge on the same device. With
-  // --prestart N, N more judges per device start ahead and wait for their turn.
-  std::vector<std::size_t> eval_jobs;
+  // Every job's evaluation, grouped by candidate (strict first: its memory figures then see a
+  // sandbox nothing else ran in); candidates still to build are held back until they are.
+  std::vector<std::size_t> eval_jobs(todo.size());
   std::vector<std::string> candidate_of(todo.size());
-  auto serve_rank = [&](std::size_t j) { return todo[j].protocol == "strict" ? 0 : todo[j].protocol == "verified" ? 1 : 2; };
   for (std::size_t j = 0; j < todo.size(); ++j) {
+    eval_jobs[j] = j;
     candidate_of[j] = todo[j].candidate_sha;
-    if (!settled[j]) eval_jobs.push_back(j);
   }
+  auto serve_rank = [&](std::size_t j) { return todo[j].protocol == "strict" ? 0 : todo[j].protocol == "verified" ? 1 : 2; };
   // Groups keep the order of their candidates' first jobs; within one, this order.
   std::stable_sort(eval_jobs.begin(), eval_jobs.end(), [&](std::size_t a, std::size_t b) { return serve_rank(a) < serve_rank(b); });
-  EvaluationQueue queue(eval_jobs, candidate_of);
+  EvaluationQueue queue(eval_jobs, candidate_of, std::set<std::string>(sources.begin(), sources.end()));
   std::vector<std::unique_ptr<DeviceTurns>> turns;
   for (std::size_t d = 0; d < devices.size(); ++d) turns.push_back(std::make_unique<DeviceTurns>());
-  std::vector<std::thread> evaluators;
-  for (std::size_t d = 0; d < devices.size(); ++d) {
-    for (int k = 0; k <= prestart; ++k) {
-      evaluators.emplace_back([&, d] {
-        std::optional<std::vector<std::size_t>> group;
-        while (!g_stop && (group = queue.next_group())) {
-          for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
-            // One judge: the protocols of the first job's evaluation (its problem, its file; one
-            // source may be the candidate of several problems or samples), each once.
-            std::vector<std::size_t> batch;
-            for (std::size_t j : left)
-              if (same_evaluation(todo[j], todo[left.front()]) &&
-                  std::none_of(batch.begin(), batch.end(), [&](std::size_t b) { return todo[b].protocol == todo[j].protocol; }))
-                batch.push_back(j);
-            if (o.sandbox_per_protocol) batch.resize(1);
-            EvaluationRun run = make_run(todo[batch.front()], devices[d]);
-            if (batch.size() > 1)
-              for (std::size_t j : batch) run.job.protocols.push_back(todo[j].protocol);
-            std::optional<DeviceTurns::Turn> turn;
-            std::vector<Verdict> verdicts;
-            try {  // as evaluate(), with taking a turn (a pipe) among what may fail
-              if (prestart > 0) {
-                turn.emplace(turns[d]->take());
-                run.device_gate_fd = turn->gate_fd();
-                run.turns_ahead = prestart;
-                run.gate_opened_at = [&turn] { return turn->opened_at(); };
-              }
-              verdicts = run_evaluations(run);
-            } catch (const std::exception& e) {
-              verdicts = {internal_error_verdict(e.what())};
-              verdicts.front().protocol = todo[left.front()].protocol;
-            }
-            if (turn) turn->end();  // the judge has exited: the next one may have the device
-            bool stopped = false;
-            const std::size_t before = left.size();
-            // A judge always settles the protocol it was in; should one name none asked, the
-            // first is settled by that failure, so the loop always moves on.
-            if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
-                  return std::any_of(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
-                })) {
-              verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
-              verdicts.front().protocol = todo[batch.front()].protocol;
-            }
-            for (auto& v : verdicts) {
-              auto it = std::find_if(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
-              if (it == batch.end()) continue;
-              const std::size_t j = *it;
-              batch.erase(it);
-              left.erase(std::find(left.begin(), left.end(), j));
-              if (cancelled(v)) {
-                stopped = true;
-                continue;
-              }
-              keep(todo[j], v);
-              {
-                std::lock_guard<std::mutex> lock(throughput_mutex);
-                throughput.add_evaluation(v);
-              }
-              progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
-            }
-            if (stopped || left.size() == before) return;
+  // Turns order the device's evaluations when judges start ahead, and keep a build that needs
+  // the GPU off it while it evaluates (overlapping).
+  const bool use_turns = prestart > 0 || overlap;
+
+  // One build-only worker per source. Overlapping on a GPU, it builds for the device's
+  // architecture without the device (device-free), in the background (idle class, niced). A
+  // candidate whose import may need the GPU (stage needs_device) waits for a second round: all
+  // of them at once, with the GPU, while kbv holds a turn of every device (never beside an
+  // evaluation, and one wait of the devices for them all).
+  auto build_source = [&](const std::string& sha, bool with_gpu) -> std::optional<Verdict> {
+    const auto& jobs = by_source.at(sha);  // read-only from the builder threads
+    EvaluationRun run = make_run(todo[jobs.front()], devices.front());
+    run.job.build_only = true;
+    double cpu_seconds = 0;
+    run.cpu_seconds = &cpu_seconds;
+    if (overlap && !with_gpu) {
+      run.nice = kOverlapBuildNice;
+      run.background = true;
+      run.job.build_cuda_arch = conditions.device.capability;
+    }
+    Verdict v = evaluate(run);
+    if (cancelled(v)) return std::nullopt;
+    std::lock_guard<std::mutex> lock(throughput_mutex);
+    // A source built twice (device-free, then with the GPU) counts once, its time twice.
+    throughput.add_build(v, cpu_seconds, /*new_source=*/!with_gpu);
+    return v;
+  };
+  std::mutex retry_mutex;
+  std::vector<std::string> needs_device;  // sources for the second round
+  // The verdict of a source's build: its candidate goes on to evaluation, or its build failure
+  // is every protocol's verdict.
+  auto settle_build = [&](const std::string& sha, const Verdict& v) {
+    const auto& jobs = by_source.at(sha);
+    bool built = v.outcome == Outcome::skipped && v.stage == "built";
+    if (built && v.build && !v.build->build_dir.empty()) built_index.mark_built(sha, v.build->build_dir);
+    if (built) {
+      queue.ready(sha);
+    } else {
+      for (std::size_t j : jobs) {
+        Verdict copy = v;
+        copy.protocol = todo[j].protocol;
+        copy.protocol_version = protocol_by_name(todo[j].protocol).version;
+        keep(todo[j], copy);
+        progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
+      }
+      queue.dropped(sha);
+    }
+    progress.built(todo[jobs.front()].candidate.path);
+  };
+  // `list` built by build_threads workers; with_gpu: the second round.
+  auto build_all = [&](const std::vector<std::string>& list, bool with_gpu) {
+    std::atomic<std::size_t> next_build{0};
+    std::vector<std::thread> builders;
+    for (int t = 0; t < build_threads; ++t) {
+      builders.emplace_back([&] {
+        for (std::size_t s; !g_stop && (s = next_build++) < list.size();) {
+          std::optional<Verdict> v = build_source(list[s], with_gpu);
+          if (!v) return;  // stopped
+          if (!with_gpu && v->outcome == Outcome::skipped && v->stage == "needs_device") {
+            std::lock_guard<std::mutex> lock(retry_mutex);
+            needs_device.push_back(list[s]);
+            continue;
           }
+          settle_build(list[s], *v);
         }
       });
     }
+    for (auto& t : builders) t.join();
+  };
+  auto run_builds = [&] {
+    if (!sources.empty() && !g_stop &&
+        (o.torch_pch == "on" ||
+         (o.torch_pch == "auto" && !cpu && builds_extensions(sources, by_source, todo) >= kTorchPchMinSources)))
+      prepare_torch_pch(worker, build_root, o.quiet, overlap ? kOverlapBuildNice : 0, out);
+    build_all(sources, false);
+    if (!needs_device.empty() && !g_stop) {
+      if (!o.quiet)
+        out << fmt::format("kbv run: {} candidate(s) whose import may need the GPU: building them with it, the devices "
+                           "waiting\n",
+                           needs_device.size())
+            << std::flush;
+      // One thread takes every device's turn, in device order (evaluators take one turn each,
+      // so this cannot deadlock); the turns end when the round does.
+      std::vector<DeviceTurns::Turn> held;
+      bool have_turns = true;
+      try {
+        for (auto& t : turns) held.push_back(t->take());
+      } catch (const std::exception& e) {
+        have_turns = false;
+        for (const auto& sha : needs_device)
+          settle_build(sha, internal_error_verdict(std::string("kbv could not take a turn of the devices for a build: ") + e.what()));
+      }
+      bool open = have_turns;
+      for (const auto& turn : held) open = open && wait_for_gate(turn, g_stop);
+      if (open) build_all(needs_device, true);
+    }
+    queue.close();  // a stop leaves candidates unbuilt: they are not evaluated
+    const bool stopped = g_stop.load();
+    throughput.build_jobs = build_threads;
+    throughput.builds_cached = cached_sources;
+    throughput.build_phase_seconds = seconds_since(run_start);
+    if (!o.quiet && !by_source.empty()) {
+      if (stopped)
+        out << fmt::format("kbv run: build phase stopped after {} of {} candidate sources ({:.1f} s wall)\n", throughput.builds,
+                           sources.size(), throughput.build_phase_seconds);
+      else
+        out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of "
+                           "worker time); {} already in the build cache{}\n",
+                           throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
+                           cached_sources, overlap ? "; the evaluation ran beside it" : "");
+      out << std::flush;
+    }
+  };
+
+  // Phase 2: evaluate, one judge at a time per device, each serving all protocols of one
+  // candidate with one sandbox. A judge that stops early leaves the rest to the next judge on
+  // the same device. With --prestart N, N more judges per device start ahead and wait for their
+  // turn.
+  auto evaluate_on = [&](std::size_t d) {
+    std::optional<std::vector<std::size_t>> group;
+    while (!g_stop && (group = queue.next_group(&g_stop))) {
+      for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
+        // One judge: the protocols of the first job's evaluation (its problem, its file; one
+        // source may be the candidate of several problems or samples), each once.
+        std::vector<std::size_t> batch;
+        for (std::size_t j : left)
+          if (same_evaluation(todo[j], todo[left.front()]) &&
+              std::none_of(batch.begin(), batch.end(), [&](std::size_t b) { return todo[b].protocol == todo[j].protocol; }))
+            batch.push_back(j);
+        if (o.sandbox_per_protocol) batch.resize(1);
+        EvaluationRun run = make_run(todo[batch.front()], devices[d]);
+        if (batch.size() > 1)
+          for (std::size_t j : batch) run.job.protocols.push_back(todo[j].protocol);
+        std::optional<DeviceTurns::Turn> turn;
+        std::vector<Verdict> verdicts;
+        try {  // as evaluate(), with taking a turn (a pipe) among what may fail
+          if (use_turns) {
+            turn.emplace(turns[d]->take());
+            if (prestart > 0) {
+              run.device_gate_fd = turn->gate_fd();
+              run.turns_ahead = prestart;
+              run.gate_opened_at = [&turn] { return turn->opened_at(); };
+            } else if (!wait_for_gate(*turn, g_stop)) {
+              return;  // stopped while a build had the device
+            }
+          }
+          verdicts = run_evaluations(run);
+        } catch (const std::exception& e) {
+          verdicts = {internal_error_verdict(e.what())};
+          verdicts.front().protocol = todo[left.front()].protocol;
+        }
+        if (turn) turn->end();  // the judge has exited: the next one may have the device
+        bool stopped = false;
+        const std::size_t before = left.size();
+        // A judge always settles the protocol it was in; should one name none asked, the
+        // first is settled by that failure, so the loop always moves on.
+        if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
+              return std::any_of(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+            })) {
+          verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
+          verdicts.front().protocol = todo[batch.front()].protocol;
+        }
+        for (auto& v : verdicts) {
+          auto it = std::find_if(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
+          if (it == batch.end()) continue;
+          const std::size_t j = *it;
+          batch.erase(it);
+          left.erase(std::find(left.begin(), left.end(), j));
+          if (cancelled(v)) {
+            stopped = true;
+            continue;
+          }
+          keep(todo[j], v);
+          {
+            std::lock_guard<std::mutex> lock(throughput_mutex);
+            throughput.add_evaluation(v);
+          }
+          progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
+        }
+        if (stopped || left.size() == before) return;
+      }
+    }
+  };
+  auto start_evaluators = [&] {
+    std::vector<std::thread> evaluators;
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      for (int k = 0; k <= prestart; ++k) evaluators.emplace_back(evaluate_on, d);
+    return evaluators;
+  };
+
+  std::vector<std::thread> evaluators;
+  if (overlap) evaluators = start_evaluators();
+  try {
+    run_builds();
+  } catch (...) {
+    queue.close();  // the evaluators beside the builds finish what is ready, then return
+    for (auto& t : evaluators) t.join();
+    throw;
   }
+  const auto phase_start = overlap ? run_start : std::chrono::steady_clock::now();
+  if (!overlap) evaluators = start_evaluators();
   for (auto& t : evaluators) t.join();
   throughput.eval_phase_seconds = seconds_since(phase_start);
   progress.finish();

@@ -47,6 +47,9 @@ struct RunOptions {
   // --sandbox-per-protocol: each protocol of a candidate in a judge (and sandbox) of its own, as
   // before one sandbox served them all; for comparing the two, and as a fallback.
   bool sandbox_per_protocol = false;
+  // --overlap-builds: evaluate each candidate as soon as its build ends, while the rest build
+  // (niced, on all but two cores per device, without the GPU: docs/scale.md).
+  bool overlap_builds = false;
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

@@ -1,11 +1,13 @@
 #include "orchestrate/run_throughput.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace kbv {
 
-void RunThroughput::add_build(const Verdict& v, double cpu_seconds) {
-  ++builds;
+void RunThroughput::add_build(const Verdict& v, double cpu_seconds, bool new_source) {
+  if (new_source) ++builds;
   build_worker_seconds += v.wall_seconds;
   build_cpu_seconds += cpu_seconds;
 }
@@ -17,7 +19,8 @@ void RunThroughput::add_evaluation(const Verdict& v) {
 }
 
 nlohmann::json RunThroughput::to_json() const {
-  return {{"build_jobs", build_jobs},
+  return {{"overlapped", overlapped},
+          {"build_jobs", build_jobs},
           {"builds", builds},
           {"builds_cached", builds_cached},
           {"build_phase_seconds", build_phase_seconds},
@@ -51,9 +54,10 @@ std::string RunThroughput::describe() const {
   }
   if (eval_ahead_seconds > 0)
     out += fmt::format("  start-up done ahead, while another evaluation had the device (--prestart): {:.1f} s\n", eval_ahead_seconds);
-  double total = build_phase_seconds + eval_phase_seconds;
+  // Overlapped, both phases began together: the run lasted as long as the longer one.
+  double total = overlapped ? std::max(build_phase_seconds, eval_phase_seconds) : build_phase_seconds + eval_phase_seconds;
   if (total > 0 && evaluations + builds > 0)
-    out += fmt::format("  overall: {:.1f} s wall\n", total);
+    out += fmt::format("  overall: {:.1f} s wall{}\n", total, overlapped ? " (builds and evaluation overlapped)" : "");
   return out;
 }
 

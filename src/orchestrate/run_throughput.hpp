@@ -14,6 +14,7 @@
 namespace kbv {
 
 struct RunThroughput {
+  bool overlapped = false;           // --overlap-builds: both phases started together
   int build_jobs = 0;                // builds at once
   std::size_t builds = 0;            // distinct candidate sources built (or tried)
   std::size_t builds_cached = 0;     // sources skipped: already built for this device and kbv
@@ -25,7 +26,8 @@ struct RunThroughput {
   std::map<std::string, double> eval_group_seconds;  // evaluation workers' time per stage group
   double eval_ahead_seconds = 0;     // start-up done ahead, while another evaluation had the device
 
-  void add_build(const Verdict& v, double cpu_seconds = 0);
+  // new_source false: a second build of a source already counted (its time still adds up).
+  void add_build(const Verdict& v, double cpu_seconds = 0, bool new_source = true);
   void add_evaluation(const Verdict& v);
 
   nlohmann::json to_json() const;

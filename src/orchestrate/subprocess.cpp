@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -186,6 +187,16 @@ void close_from(int first) {
   report = 4;
 
   if (spec.working_dir && ::chdir(spec.working_dir->c_str()) != 0) child_fail(report, 1, errno);
+  if (spec.nice > 0) (void)::nice(spec.nice);  // failing it only loses the courtesy
+  if (spec.background) {
+    sched_param none{};
+    (void)::sched_setscheduler(0, SCHED_IDLE, &none);
+    int oom = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom >= 0) {
+      (void)!::write(oom, "1000", 4);
+      ::close(oom);
+    }
+  }
 
   // execvp's search, over candidates resolved in the parent: skip the "not here" errors,
   // report EACCES if any candidate had it, else the last error. Unlike execvp, ENOEXEC (a

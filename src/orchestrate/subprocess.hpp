@@ -34,6 +34,12 @@ struct ProcessSpec {
   // When >= 0, the child gets a copy of this descriptor as fd 5 (kbv-judge's device gate); the
   // caller keeps and closes its own.
   int fd5 = -1;
+  // > 0: the child (and all it starts) runs this much nicer than kbv: builds that share the cores with
+  // an evaluation (kbv run --overlap-builds) yield to it.
+  int nice = 0;
+  // The child (and all it starts) runs in the idle scheduling class (a core only when nothing
+  // else wants it; it cannot leave the class unprivileged) and is the OOM killer's first pick.
+  bool background = false;
 };
 
 using Clock = std::chrono::steady_clock;

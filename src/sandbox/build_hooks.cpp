@@ -16,6 +16,9 @@ import torch.utils.cpp_extension as _ext
 class KbvNeedsCuda(RuntimeError):
     pass
 
+class KbvNeedsDevice(RuntimeError):
+    pass
+
 _OWN_MODULE = re.compile(r"PYBIND11_MODULE\s*\(\s*(?!TORCH_EXTENSION_NAME\b)\w+")
 
 def _sources_text(value):
@@ -86,6 +89,12 @@ def install(cfg, records):
             if is_cuda and not cfg["device_is_cuda"]:
                 record["failed"] = True
                 raise KbvNeedsCuda(f"extension '{requested}' has CUDA sources; the device is a CPU")
+            # nvcc's -arch=native asks the GPU what to build for (and torch then adds no arch of
+            # its own): without one nvcc builds for its default arch instead, a different build
+            # (or none, for Hopper-only code). Built without the GPU, that is no build to keep.
+            if cfg["device_free"] and any("native" in str(f) for f in (a.get("extra_cuda_cflags") or [])):
+                record["failed"] = True
+                raise KbvNeedsDevice(f"extension '{requested}' asks nvcc for -arch=native: it needs the GPU to see")
             unique = requested
             if not _OWN_MODULE.search(text):
                 unique = f"{requested}_kbv_{cfg['source_hash'][:12]}"
@@ -102,8 +111,13 @@ def install(cfg, records):
             try:
                 with _exclusive(build_dir), _into_log(cfg["log_path"]):
                     return original(*bound.args, **bound.kwargs)
-            except BaseException:
+            except BaseException as e:
                 record["failed"] = True
+                # The compiler's own failure (torch's "Error building extension"), as opposed to
+                # an import of the built module that raised: only the first is the same with or
+                # without a GPU to see.
+                record["compile_failed"] = isinstance(e, RuntimeError) and "Error building extension" in str(e)
+                record["error"] = e
                 raise
             finally:
                 record["seconds"] = time.monotonic() - start
@@ -133,6 +147,7 @@ BuildHooks::BuildHooks(const BuildHookConfig& config) {
   cfg["source_hash"] = config.source_hash;
   cfg["log_path"] = config.log_path;
   cfg["device_is_cuda"] = config.device_is_cuda;
+  cfg["device_free"] = config.device_free;
   cfg["cuda_arch"] = config.cuda_arch;
   cfg["torch_pch"] = config.torch_pch;
   needs_cuda_type() = scope["install"](cfg, records_);
@@ -156,6 +171,14 @@ std::vector<ExtensionBuild> BuildHooks::extensions() const {
 bool BuildHooks::failed_in_build() const {
   for (auto item : records_)
     if (item.cast<py::dict>()["failed"].cast<bool>()) return true;
+  return false;
+}
+
+bool BuildHooks::compile_failed(const py::error_already_set& e) const {
+  for (auto item : records_) {
+    py::dict r = item.cast<py::dict>();
+    if (r.contains("error") && r["error"].ptr() == e.value().ptr() && r["compile_failed"].cast<bool>()) return true;
+  }
   return false;
 }
 

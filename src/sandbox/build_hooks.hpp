@@ -23,6 +23,7 @@ struct BuildHookConfig {
   std::string source_hash;
   std::string log_path;
   bool device_is_cuda = false;
+  bool device_free = false;    // built without the GPU (kbv run --overlap-builds)
   std::string cuda_arch;       // "9.0"; empty leaves TORCH_CUDA_ARCH_LIST alone
   std::string torch_pch;       // the judge's precompiled torch/extension.h folder (judge/torch_pch.hpp)
 };
@@ -32,6 +33,9 @@ class BuildHooks {
   explicit BuildHooks(const BuildHookConfig& config);  // installs the wrappers
   std::vector<ExtensionBuild> extensions() const;       // what was built (or attempted) so far
   bool failed_in_build() const;                         // an extension build raised
+  // `e` (the exception the import ended with) is an extension's compile failing, raised as it
+  // was: not an import of a built module that raised, nor anything the candidate made of it.
+  bool compile_failed(const pybind11::error_already_set& e) const;
   static bool is_needs_cuda(const pybind11::error_already_set& e);
 
  private:

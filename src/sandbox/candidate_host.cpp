@@ -52,15 +52,19 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
     const cudaDeviceProp* prop = at::cuda::getDeviceProperties(device_.index());
     arch = std::to_string(prop->major) + "." + std::to_string(prop->minor);
   }
-  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(), arch,
-                         build.str("torch_pch")};
+  BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(),
+                         hello.has("device_free") && hello.boolean("device_free"), arch, build.str("torch_pch")};
   try {
     hooks_.emplace(config);
     module_ = torch_host::import_file(candidate.str("path"), candidate.str("module", 64));
   } catch (py::error_already_set& e) {
     auto text = torch_host::describe_python_error(e);
     if (BuildHooks::is_needs_cuda(e)) return failed("build", "needs_cuda", text.message);
-    if (hooks_ && hooks_->failed_in_build()) return failed("build", "compile_error", "extension build failed: " + text.message, text.detail);
+    if (hooks_ && hooks_->failed_in_build()) {
+      nlohmann::json answer = failed("build", "compile_error", "extension build failed: " + text.message, text.detail);
+      answer["compiler"] = hooks_->compile_failed(e);
+      return answer;
+    }
     return failed("import", "compile_error", "importing the candidate raised " + text.one_line(), text.detail);
   } catch (const std::exception& e) {
     return failed("import", "compile_error", std::string("importing the candidate failed: ") + e.what());

@@ -85,8 +85,11 @@ int serve(const std::string& role, ipc::Channel& channel) {
   if (hello.type() != "hello") return 4;
   ipc::Fields h(hello.body, "hello");
   at::Device device = at::kCPU;
+  // A build beside an evaluation (kbv run --overlap-builds) sees no GPU: the device only says
+  // what to build for, and nothing below touches CUDA (no context on the evaluation's device).
+  const bool device_free = !twin && h.has("device_free") && h.boolean("device_free") && h.boolean("build_only");
   try {
-    device = torch_host::resolve_device(h.str("device", 32));
+    device = device_free ? at::Device(h.str("device", 32)) : torch_host::resolve_device(h.str("device", 32));
   } catch (const std::exception& e) {
     channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", e.what()}});
     return 0;
@@ -96,7 +99,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
   std::optional<ipc::SharedMemory> arena;
   if (!hello.fds.empty() && hello.fds[0]) {
     hop.page = ipc::SharedMemory::attach(std::move(hello.fds[0]), ipc::kHopPageBytes);
-    if (device.is_cuda()) {
+    if (device.is_cuda() && !device_free) {
       std::string error;
       std::uintptr_t base = cuda::register_host_words(hop.page.data(), hop.page.size(), &error);
       if (!base) {
@@ -112,7 +115,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
 
   // Loaded before the candidate's code runs, so its import cannot stand in the way.
   std::unique_ptr<cuda::SharedMemoryScrub> scrub;
-  if (device.is_cuda()) {
+  if (device.is_cuda() && !device_free) {
     std::string error;
     if (device.has_index()) cudaSetDevice(device.index());
     scrub = cuda::SharedMemoryScrub::load(&error);
@@ -128,7 +131,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
     if (device.is_cuda()) null_work = at::zeros({1}, at::TensorOptions().device(device));
     channel.send({{"type", "ready"}});
   } else {
-    if (device.is_cuda()) torch_host::memory_tracking_start(device);
+    if (device.is_cuda() && !device_free) torch_host::memory_tracking_start(device);
     host = std::make_unique<CandidateHost>(device);
     nlohmann::json answer = host->set_up(h);
     channel.send(answer);

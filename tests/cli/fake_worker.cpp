@@ -8,6 +8,10 @@
 //                         timeout, it stops there with a timeout verdict, as kbv-judge does
 //   wait_for=PATH         in the correctness stage, wait until PATH exists
 //   build_wait_for=PATH   in a build-only job, wait until PATH exists
+//   build_outcome=NAME    a build-only job ends with this outcome (compile_error: a failed build)
+//   build_needs_device=1  a device-free build-only job (build_cuda_arch) ends needs_device
+// FAKE_WORKER_BUILD_LOG, when set, gets "<candidate> arch=<build_cuda_arch or -> visible=<CUDA_VISIBLE_DEVICES>
+// nice=<niceness> policy=<scheduling policy>" per build-only job; FAKE_WORKER_CAPABILITY sets the probed device's capability.
 //   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
 //   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
 //   hang_after_verdict=S  after its verdicts, sleep S seconds before exiting (a judge whose exit
@@ -78,7 +82,18 @@ kbv::DeviceInfo fake_device() {
   kbv::DeviceInfo d;
   d.kind = "cpu";
   d.name = "Fake CPU";
+  if (const char* cap = std::getenv("FAKE_WORKER_CAPABILITY")) d.capability = cap;
   return d;
+}
+
+// Field `n` of /proc/self/stat (19: niceness, 41: scheduling policy; the name before them has
+// no spaces here).
+std::string own_stat(int n) {
+  std::ifstream in("/proc/self/stat");
+  std::string field;
+  for (int i = 0; i < n && in >> field; ++i) {
+  }
+  return field;
 }
 
 }  // namespace
@@ -111,6 +126,10 @@ int main(int argc, char** argv) {
   stage("setup");
   if (job.build_only) {
     log_line("build " + job.candidate_path);
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    log_line(job.candidate_path + " arch=" + (job.build_cuda_arch.empty() ? "-" : job.build_cuda_arch) +
+                 " visible=" + (visible ? (*visible ? visible : "(empty)") : "-") + " nice=" + own_stat(19) + " policy=" + own_stat(41),
+             "FAKE_WORKER_BUILD_LOG");
     stage("build");
     if (d.count("build_wait_for")) wait_for(d["build_wait_for"]);
     kbv::Verdict v;
@@ -118,6 +137,12 @@ int main(int argc, char** argv) {
     v.protocol_version = kbv::protocol_by_name(job.protocol).version;
     v.outcome = kbv::Outcome::skipped;
     v.stage = "built";
+    if (d.count("build_outcome")) {
+      v.outcome = kbv::outcome_from_name(d["build_outcome"]).value_or(kbv::Outcome::internal_error);
+      v.stage = "build";
+    }
+    // Its import wants the GPU: built without it, the judge says so and kbv builds it again.
+    if (d["build_needs_device"] == "1" && !job.build_cuda_arch.empty()) v.stage = "needs_device";
     v.problem.sha256 = kbv::sha256_file(job.problem_path);
     v.candidate.sha256 = kbv::sha256_file(job.candidate_path);
     v.device = fake_device();

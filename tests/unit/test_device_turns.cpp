@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -105,6 +106,59 @@ TEST(EvaluationQueue, SkipsJobsNotListed) {
   EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{0}));
   EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{2}));
   EXPECT_FALSE(q.next_group());
+}
+
+// --overlap-builds: a candidate still building is held back; the others go first, in order.
+TEST(EvaluationQueue, APendingCandidateWaitsForItsBuild) {
+  std::vector<std::string> group{"a", "b", "c"};
+  EvaluationQueue q({0, 1, 2}, group, {"a", "c"});
+  EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{1}));
+  std::optional<std::vector<std::size_t>> waited;
+  std::thread waiter([&] { waited = q.next_group(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_FALSE(waited) << "handed out before its build was ready";
+  q.ready("c");
+  waiter.join();
+  EXPECT_EQ(waited, (std::vector<std::size_t>{2}));
+  q.ready("a");
+  EXPECT_EQ(q.next_group(), (std::vector<std::size_t>{0}));
+  EXPECT_FALSE(q.next_group());
+}
+
+TEST(EvaluationQueue, AFailedBuildIsNeverHandedOut) {
+  std::vector<std::string> group{"a", "a", "b"};
+  EvaluationQueue q({0, 1, 2}, group, {"a", "b"});
+  std::optional<std::vector<std::size_t>> waited;
+  std::thread waiter([&] { waited = q.next_group(); });
+  q.dropped("a");
+  q.ready("b");
+  waiter.join();
+  EXPECT_EQ(waited, (std::vector<std::size_t>{2}));
+  EXPECT_FALSE(q.next_group());
+}
+
+// Builds that stop (Ctrl-C) leave candidates pending: close() and the stop flag both end a wait.
+TEST(EvaluationQueue, CloseAndStopEndAWait) {
+  std::vector<std::string> group{"a", "b"};
+  {
+    EvaluationQueue q({0, 1}, group, {"a", "b"});
+    std::optional<std::vector<std::size_t>> waited{std::vector<std::size_t>{}};
+    std::thread waiter([&] { waited = q.next_group(); });
+    q.close();
+    waiter.join();
+    EXPECT_FALSE(waited);
+  }
+  {
+    EvaluationQueue q({0, 1}, group, {"a"});
+    std::atomic<bool> stop{false};
+    EXPECT_EQ(q.next_group(&stop), (std::vector<std::size_t>{1}));
+    std::optional<std::vector<std::size_t>> waited{std::vector<std::size_t>{}};
+    std::thread waiter([&] { waited = q.next_group(&stop); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop = true;  // as a signal handler sets it: no notify
+    waiter.join();
+    EXPECT_FALSE(waited);
+  }
 }
 
 }  // namespace

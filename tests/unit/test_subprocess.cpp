@@ -274,6 +274,30 @@ TEST(Subprocess, EnvSetIsSeen) {
   EXPECT_EQ(r.output_head, "hello world|/nowhere");
 }
 
+// kbv run --overlap-builds: a build runs niced, and so does all it starts (its compilers).
+TEST(Subprocess, NiceReachesTheChildAndItsChildren) {
+  auto spec = shell("cut -d' ' -f19 /proc/self/stat; sh -c \"cut -d' ' -f19 /proc/self/stat\"");
+  auto plain = run_process(spec, in(10s));
+  spec.nice = 7;
+  auto niced = run_process(spec, in(10s));
+  const int own = ::getpriority(PRIO_PROCESS, 0);
+  EXPECT_EQ(plain.output_head, std::to_string(own) + "\n" + std::to_string(own) + "\n");
+  const int expected = std::min(19, own + 7);
+  EXPECT_EQ(niced.output_head, std::to_string(expected) + "\n" + std::to_string(expected) + "\n");
+}
+
+// Builds beside an evaluation: the idle class and the OOM killer's first pick, inherited.
+TEST(Subprocess, BackgroundReachesTheChildAndItsChildren) {
+  // Field 41 of /proc/<pid>/stat is the scheduling policy (SCHED_IDLE = 5).
+  auto spec = shell("cut -d' ' -f41 /proc/self/stat; sh -c \"cut -d' ' -f41 /proc/self/stat; cat /proc/self/oom_score_adj\"");
+  spec.background = true;
+  auto r = run_process(spec, in(10s));
+  EXPECT_EQ(r.output_head, "5\n5\n1000\n");
+  spec.background = false;
+  auto plain = run_process(spec, in(10s));
+  EXPECT_EQ(plain.output_head.substr(0, 4), "0\n0\n");
+}
+
 TEST(Subprocess, ParentEnvIsInherited) {
   ::setenv("KBV_TEST_INHERITED", "yes", 1);
   auto r = run_process(shell("printf %s \"$KBV_TEST_INHERITED\""), in(5000ms));

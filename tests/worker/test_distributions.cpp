@@ -184,6 +184,10 @@ TEST(Distributions, SparseSpikeHasSixteenSpikesUpTo1000) {
   EXPECT_GT(y.abs().max().item<double>(), 200.0);
   EXPECT_LT((y.abs() < 0.05).to(at::kDouble).mean().item<double>(), 1.0);
   EXPECT_GT((y.abs() < 0.05).to(at::kDouble).mean().item<double>(), 0.99);  // N(0, 0.01^2) around them
+  // fp16 keeps its squares finite (eager's fp16 reference of a sum of squares would be inf).
+  at::Tensor h = draw(DistributionKind::sparse_spike, x.to(at::kHalf), 14);
+  EXPECT_LE(h.abs().max().item<double>(), 200.0);
+  EXPECT_EQ((h.abs() > 50).sum().item<std::int64_t>(), 16);
   // fp8's range is smaller: the spikes stay finite in it.
   at::Tensor f8 = draw(DistributionKind::sparse_spike, x.to(at::kFloat8_e4m3fn), 14);
   EXPECT_TRUE(at::isfinite(f8.to(at::kFloat)).all().item<bool>());

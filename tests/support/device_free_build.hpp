@@ -1,0 +1,49 @@
+#pragma once
+// One device-free build (kbv run --overlap-builds): the real kbv-judge, a build-only job for
+// cuda:0 with its architecture given, started as kbv run starts it (no GPU visible). Shared by the
+// CPU tests (tests/integration/test_device_free_build.cpp) and the GPU ones
+// (tests/gpu/test_device_free_gpu.cpp).
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.hpp"
+#include "kbv_cli.hpp"
+
+namespace kbv::testing {
+
+struct JudgeReply {
+  ProcessResult process;
+  nlohmann::json verdict;
+  std::string context() const { return process.describe() + "\n" + process.output_head + process.output_tail + "\n" + verdict.dump(1); }
+};
+
+// `build_root` empty: a fresh folder named after `name`.
+inline JudgeReply build_device_free(const std::string& candidate, const std::string& name, const std::string& arch = "9.0",
+                                    const std::string& build_root = "") {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("kbv-device-free-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(root);
+  WorkerJob job;
+  job.problem_path = example_problem("19_ReLU.py");
+  job.candidate_path = candidate;
+  job.protocol = "standard";
+  job.device = "cuda:0";
+  job.build_only = true;
+  job.build_cuda_arch = arch;
+  job.build_root = build_root.empty() ? (root / "builds").string() : build_root;
+  ProcessSpec spec;
+  spec.argv = {kBin + "/kbv-judge"};
+  spec.stdin_data = nlohmann::json(job).dump();
+  spec.env_set["CUDA_VISIBLE_DEVICES"] = "";  // as kbv run starts it
+  JudgeReply r;
+  r.process = run_process(spec, Clock::now() + std::chrono::minutes(10), [&](const std::string& line) -> std::optional<Clock::time_point> {
+    auto m = nlohmann::json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("event", "") == "verdict") r.verdict = m["verdict"];
+    return std::nullopt;
+  });
+  return r;
+}
+
+}  // namespace kbv::testing

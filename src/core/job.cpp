@@ -16,6 +16,10 @@ std::vector<std::string> job_protocols(const WorkerJob& job) {
   return out;
 }
 
+bool device_free_build(const WorkerJob& job) {
+  return job.build_only && !job.build_cuda_arch.empty() && job.device.rfind("cuda", 0) == 0;
+}
+
 void to_json(nlohmann::json& j, const WorkerJob& job) {
   j = nlohmann::json{{"problem_path", job.problem_path},
                      {"candidate_path", job.candidate_path},

@@ -68,6 +68,10 @@ struct WorkerJob {
 // The protocols a job asks for, in order, each once: `protocols`, or `protocol` alone.
 std::vector<std::string> job_protocols(const WorkerJob& job);
 
+// A build for a CUDA device that runs without it (build_only with build_cuda_arch): the judge
+// and the sandbox see no GPU.
+bool device_free_build(const WorkerJob& job);
+
 void to_json(nlohmann::json& j, const TimingOptions& t);
 void from_json(const nlohmann::json& j, TimingOptions& t);
 void to_json(nlohmann::json& j, const WorkerJob& job);

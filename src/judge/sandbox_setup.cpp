@@ -97,10 +97,6 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   return spec;
 }
 
-bool device_free_build(const WorkerJob& job) {
-  return job.build_only && !job.build_cuda_arch.empty() && job.device.rfind("cuda", 0) == 0;
-}
-
 isolation::SandboxSpec twin_spec() {
   isolation::SandboxSpec spec;
   spec.program = sandbox_program();

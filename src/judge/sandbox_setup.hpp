@@ -29,8 +29,5 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
 // (to see what a machine without it gets); the verdict's `isolation` says what was in force.
 isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir);
 isolation::SandboxSpec twin_spec();
-// A build-only job for a CUDA device with its architecture given (WorkerJob::build_cuda_arch):
-// the sandbox builds without seeing or opening the GPU.
-bool device_free_build(const WorkerJob& job);
 
 }  // namespace kbv::judge

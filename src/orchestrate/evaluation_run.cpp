@@ -99,7 +99,7 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
   spec.nice = run.nice;
   spec.background = run.background;
   // A device-free build (WorkerJob::build_cuda_arch): the judge needs no GPU either.
-  if (run.job.build_only && !run.job.build_cuda_arch.empty()) spec.env_set["CUDA_VISIBLE_DEVICES"] = "";
+  if (device_free_build(run.job)) spec.env_set["CUDA_VISIBLE_DEVICES"] = "";
   const bool gated = run.device_gate_fd >= 0;
   if (gated) {
     spec.argv.push_back("--device-gate");

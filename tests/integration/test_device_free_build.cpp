@@ -48,33 +48,36 @@ TEST(DeviceFreeBuild, AnExtensionThatDoesNotCompileIsACompileError) {
   EXPECT_EQ(r.verdict.value("stage", ""), "build") << r.context();
 }
 
-// An import that asks CUDA for the device fails without the GPU: not its verdict (it may be
-// honest); the judge says needs_device and kbv builds it again with the GPU.
-TEST(DeviceFreeBuild, AnImportThatNeedsTheGpuIsNoVerdict) {
-  auto r = build_device_free(fixture("relu_cuda_at_import.py"), "import");
-  ASSERT_TRUE(r.verdict.is_object()) << r.context();
-  EXPECT_EQ(r.verdict.value("outcome", ""), "skipped") << r.context();
-  EXPECT_EQ(r.verdict.value("stage", ""), "needs_device") << r.context();
+// Imports that may need the GPU are no verdict of a device-free build (they may be honest): the
+// judge says needs_device and kbv builds them again with the GPU.
+struct NeedsDeviceCase {
+  const char* fixture;
+  const char* why;
+};
+
+class DeviceFreeNeedsDevice : public ::testing::TestWithParam<NeedsDeviceCase> {};
+
+TEST_P(DeviceFreeNeedsDevice, IsNoVerdict) {
+  const auto& c = GetParam();
+  auto r = build_device_free(fixture(c.fixture), c.fixture);
+  ASSERT_TRUE(r.verdict.is_object()) << c.why << "\n" << r.context();
+  EXPECT_EQ(r.verdict.value("outcome", ""), "skipped") << c.why << "\n" << r.context();
+  EXPECT_EQ(r.verdict.value("stage", ""), "needs_device") << c.why << "\n" << r.context();
 }
 
-// An extension that compiled but whose import raised: the compiler did not fail, so it may be the
-// missing GPU's doing (module init asking CUDA for the device).
-TEST(DeviceFreeBuild, AnExtensionThatCompilesButRaisesOnImportIsNoVerdict) {
-  auto r = build_device_free(fixture("relu_ext_init_raises.py"), "init");
-  ASSERT_TRUE(r.verdict.is_object()) << r.context();
-  EXPECT_EQ(r.verdict.value("outcome", ""), "skipped") << r.context();
-  EXPECT_EQ(r.verdict.value("stage", ""), "needs_device") << r.context();
-}
-
-// nvcc -arch=native asks the GPU what to build for; without one nvcc 13 builds for its default
-// arch instead (a warning, and torch adds no arch of its own): a different build from the one the
-// GPU gets, or none for Hopper-only code. No verdict from the device-free build.
-TEST(DeviceFreeBuild, ACompileThatAsksForTheNativeGpuIsNoVerdict) {
-  auto r = build_device_free(fixture("relu_cuda_arch_native.py"), "native");
-  ASSERT_TRUE(r.verdict.is_object()) << r.context();
-  EXPECT_EQ(r.verdict.value("outcome", ""), "skipped") << r.context();
-  EXPECT_EQ(r.verdict.value("stage", ""), "needs_device") << r.context();
-}
+INSTANTIATE_TEST_SUITE_P(
+    DeviceFreeBuild, DeviceFreeNeedsDevice,
+    ::testing::Values(
+        NeedsDeviceCase{"relu_cuda_at_import.py", "the import asks CUDA for the device"},
+        // The compiler did not fail: module init asking CUDA for the device is the missing GPU's doing.
+        NeedsDeviceCase{"relu_ext_init_raises.py", "the extension compiled but its init raised"},
+        // nvcc -arch=native without a GPU builds for nvcc's default arch (a warning; torch adds
+        // none of its own): not the build the GPU gets, or none for Hopper-only code.
+        NeedsDeviceCase{"relu_cuda_arch_native.py", "nvcc asks for the native GPU"}),
+    [](const ::testing::TestParamInfo<NeedsDeviceCase>& info) {
+      std::string name = info.param.fixture;
+      return name.substr(0, name.find('.'));
+    });
 
 }  // namespace
 }  // namespace kbv

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
 #   with those options instead, compared with the first).
 set -uo pipefail
@@ -270,6 +270,22 @@ if [[ " $STEPS " == *" throughput "* ]]; then
     "$PY" scripts/compare_verdicts.py "$OUT/throughput-then/throughput.db" "$OUT/throughput-p$first/throughput.db" \
       | tee "$OUT/throughput-compare-then-summary.md" | tail -25
   fi
+fi
+
+# A judge held in the driver after a candidate's illegal address (session 13): relu_illegal_address
+# beside relu_cuda under standard alone and under strict,standard; the judge's watchdog must end
+# each such evaluation about 10 s after the candidate's process ended (runtime_error), and the
+# next evaluation must run. The probe samples the judges' native stacks while they spin.
+if [[ " $STEPS " == *" held "* ]]; then
+  echo "== held: relu_illegal_address, the judge's watchdog"
+  for protocols in standard strict,standard; do
+    start=$(date +%s)
+    KBV_PROBE_BUILDS=/tmp/kbv-held-builds bench/probes/illegal_address_stack.sh "$PWD/$BUILD/bin/kbv" "$OUT/held-${protocols/,/-}" "$protocols" 150 \
+      > "$OUT/held-${protocols/,/-}.log" 2>&1
+    echo "$protocols: $(( $(date +%s) - start )) s"; grep -E "ended after|still running" "$OUT/held-${protocols/,/-}.log"
+    "$PY" -c 'import sqlite3,sys; [print(*r) for r in sqlite3.connect(sys.argv[1]).execute("select sample_id, protocol, outcome, round(wall_seconds,1), substr(reason,1,240) from verdicts order by id")]' \
+      "$OUT/held-${protocols/,/-}/kbv.db" 2>&1
+  done
 fi
 
 if [[ " $STEPS " == *" demo "* ]]; then

@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
                "strict first): slower; for comparisons");
   rn->add_flag("--overlap-builds", runopt.overlap_builds,
                "Evaluate each candidate as soon as its build ends while the others build (niced, without the GPU); "
-               "off by default until measured on the GPU");
+               "on the H200 1.36x the cold verdicts an hour (bench/RESULTS.md, session 13)");
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

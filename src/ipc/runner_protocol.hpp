@@ -27,5 +27,7 @@ namespace kbv::ipc {
 
 inline constexpr int kRunnerChannelFd = 3;  // where the runner finds its end of the channel
 inline constexpr std::uint32_t kMaxSlots = 8;
+// The runner's exit code after it reported a CUDA error at synchronisation (its context is lost).
+inline constexpr int kRunnerExitAfterDeviceError = 6;
 
 }  // namespace kbv::ipc

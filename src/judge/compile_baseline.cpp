@@ -13,6 +13,7 @@
 
 #include <filesystem>
 
+#include "core/defaults.hpp"
 #include "isolation/freeze.hpp"
 #include "judge/judgement.hpp"
 #include "torch_host/device.hpp"
@@ -23,6 +24,10 @@ namespace kbv::judge {
 
 std::optional<double> Judgement::compile_reference(const ArgList& inputs) {
   const auto start = Clock::now();
+  // The watchdog must not end the (frozen, honest) sandbox for the judge's own compile.
+  if (watchdog_)
+    watchdog_->arm(run_deadline_ + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(defaults::kTorchCompileAllowanceSeconds)));
   std::optional<isolation::SandboxFreeze> frozen;
   if (sandbox_) {
     frozen.emplace(sandbox_->launched());
@@ -63,6 +68,7 @@ std::optional<double> Judgement::compile_reference(const ArgList& inputs) {
   frozen.reset();
   const auto spent = Clock::now() - start;
   run_deadline_ += spent;  // the judge's time, not the candidate's
+  if (watchdog_) watchdog_->arm(run_deadline_);
   return std::chrono::duration<double>(spent).count();
 }
 

@@ -1,9 +1,13 @@
 #include "judge/judgement.hpp"
 #include "judge/torch_pch.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -11,6 +15,7 @@
 
 #include "core/sha256.hpp"
 #include "core/speed_bound.hpp"
+#include "ipc/runner_protocol.hpp"
 #include "isolation/remove_tree.hpp"
 #include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
@@ -19,6 +24,12 @@
 namespace fs = std::filesystem;
 
 namespace kbv::judge {
+namespace {
+
+// How long the watchdog lets the judge overrun a deadline, or stay held after the sandbox ended.
+constexpr std::chrono::seconds kWatchdogGrace{10};
+
+}  // namespace
 
 std::string first_line(const std::string& text, std::size_t max) {
   std::string line = text.substr(0, text.find('\n'));
@@ -46,6 +57,7 @@ void Judgement::restart_clock() {
 }
 
 void Judgement::enter(Stage stage) {
+  running_stage_ = stage;
   verdict_.stage = std::string(stage_name(stage));
   channel_.stage(verdict_.stage);
 }
@@ -157,7 +169,7 @@ void Judgement::begin_turn() {
     sandbox_->send(sandbox_hello_, {sandbox_->hop_fd(), sandbox_->arena().fd()});
     if (twin_) twin_->send(twin_hello_, {twin_->hop_fd(), twin_->arena().fd()});
     // A thread, so only now: every fork is done.
-    watchdog_ = std::make_unique<SandboxWatchdog>(std::chrono::seconds(10), [this] { sandbox_->kill_now(); });
+    watchdog_ = std::make_unique<SandboxWatchdog>(kWatchdogGrace, [this] { sandbox_->kill_now(); });
     watchdog_->arm(std::max(build_deadline_, run_deadline_));
   } catch (const std::exception& e) {
     runner_start_error_ = e.what();
@@ -178,6 +190,52 @@ void Judgement::begin_turn() {
       throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what())};
   }
   throw Ending{Outcome::crashed, what};
+}
+
+void Judgement::end_stuck(int sandbox_status) {
+  const Protocol* protocol = running_protocol_.load();
+  const std::string stage(stage_name(running_stage_.load()));
+  const std::string held = "the candidate's process ended (" + describe_wait_status(sandbox_status) +
+                           ") and the judge, held up in a call of its own (on a GPU: the driver, after a fault in the "
+                           "candidate's context), had not noticed " + std::to_string(kWatchdogGrace.count()) +
+                           " s later; kbv ended the evaluation";
+  std::vector<Verdict> verdicts;
+  {
+    std::lock_guard<std::mutex> lock(settled_mutex_);
+    verdicts = settled_;
+  }
+  const bool settled = std::any_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) { return v.protocol == protocol->name; });
+  if (!settled) {
+    Verdict v = shared_;
+    v.protocol = protocol->name;
+    v.protocol_version = protocol->version;
+    v.stage = stage;
+    if (watchdog_->fired()) {
+      v.outcome = Outcome::timeout;
+      v.reason = "stage '" + stage + "': the time limit passed while the candidate's context held the device; " + held;
+    } else if (WIFEXITED(sandbox_status) && WEXITSTATUS(sandbox_status) == ipc::kRunnerExitAfterDeviceError) {
+      // The code the sandbox exits with after it reports a CUDA error at synchronisation (or the
+      // candidate's own exit with it: a failure either way).
+      v.outcome = Outcome::runtime_error;
+      v.reason = "stage '" + stage + "': the candidate's call ended as after a CUDA error (exit code " +
+                 std::to_string(ipc::kRunnerExitAfterDeviceError) + "); " + held;
+    } else {
+      v.outcome = Outcome::crashed;
+      v.reason = "stage '" + stage + "': " + held;
+    }
+    verdicts.push_back(std::move(v));
+  }
+  // The verdicts first: the runners' end below could wait on a driver a fault left stuck, and kbv
+  // kills a judge that has not exited 30 s after its verdicts. Protocols that passed their stages
+  // before this one need the device to finish: they send nothing, and kbv evaluates them again
+  // with a fresh judge.
+  for (const auto& v : verdicts) channel_.verdict(v);
+  // The runners' end as at any other (cgroup, private tmp; no CUDA call).
+  sandbox_->stop();
+  if (twin_) twin_->stop();
+  if (!sandbox_tmp_.empty()) isolation::remove_tree(sandbox_tmp_);
+  std::fflush(nullptr);
+  std::_Exit(0);
 }
 
 template <typename F>
@@ -213,6 +271,13 @@ bool Judgement::settle(F&& body) {
 }
 
 std::vector<Verdict> Judgement::run() {
+  // An exception out of here becomes main()'s verdict: the watchdog must not send one beside it.
+  struct DisarmOnThrow {
+    SandboxWatchdog* dog;
+    ~DisarmOnThrow() {
+      if (dog && std::uncaught_exceptions() > 0) dog->disarm();
+    }
+  } disarm_on_throw{watchdog_.get()};
   const std::vector<std::string> names = job_protocols(job_);
   verdict_.protocol = protocol_->name;
   verdict_.protocol_version = protocol_->version;
@@ -248,6 +313,10 @@ std::vector<Verdict> Judgement::run() {
   for (const auto& name : names) {
     begin_protocol(protocol_by_name(name));
     const bool served = settle([&] { protocol_stages(); });
+    if (!served) {
+      std::lock_guard<std::mutex> lock(settled_mutex_);
+      settled_.push_back(verdict_);
+    }
     passes.push_back({protocol_, verdict_, std::move(timing_draft_), output_bytes_, served, started_});
     // After anything but an output found wrong between calls, the sandbox may be mid-call, dead
     // or its device broken: the other protocols get a sandbox of their own (a fresh judge).
@@ -334,6 +403,7 @@ bool Judgement::shared_stages() {
 }
 
 void Judgement::begin_protocol(const Protocol& protocol) {
+  running_protocol_ = &protocol;  // before kbv hears of it: a stuck report names it from here on
   protocol_ = &protocol;
   verdict_ = shared_;
   verdict_.protocol = protocol.name;
@@ -342,7 +412,12 @@ void Judgement::begin_protocol(const Protocol& protocol) {
   // Each protocol has the whole run time limit, from its own start.
   started_ = Clock::now();
   run_deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job_.run_timeout_seconds));
-  if (watchdog_) watchdog_->arm(run_deadline_);
+  if (watchdog_) {
+    watchdog_->arm(run_deadline_);
+    // From the first protocol on (shared_ is final): the candidate's calls are under way.
+    if (!device_free_build(job_))
+      watchdog_->watch_ended([this] { return sandbox_->ended_status(); }, [this](int status) { end_stuck(status); });
+  }
   // The previous protocol's Model and torch.compile(Model) go before the next is built.
   compiled_.reset();
   reference_ = pybind11::object();

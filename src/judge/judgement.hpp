@@ -12,10 +12,12 @@
 //   compile_baseline.cpp   torch.compile(Model) as an extra baseline series, on request
 //   hidden_tests.cpp       KernelBench-Verified hidden-test files as extra distributions
 //   memory_phase.cpp       peak and resident device memory
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -192,8 +194,6 @@ class Judgement {
 
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;
-  // Ends the sandbox when the judge overruns its deadline inside a driver call (sandbox_watchdog.hpp).
-  std::unique_ptr<SandboxWatchdog> watchdog_;
   std::unique_ptr<RunnerClient> twin_;
   std::optional<std::string> runner_start_error_;
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
@@ -213,6 +213,22 @@ class Judgement {
   void* stream_ = nullptr;  // the judge's CUDA stream for every candidate call (cudaStream_t)
   std::int64_t output_bytes_ = 0;  // what the candidate must write per call (implausible_speed)
   bool determinism_checked_ = false;
+
+  // Last, so it is destroyed (its thread joined) before the runners it watches. Ends the sandbox
+  // when the judge overruns its deadline inside a driver call, and ends the judge when it is held
+  // inside one after the sandbox has gone (sandbox_watchdog.hpp).
+  std::unique_ptr<SandboxWatchdog> watchdog_;
+  // On the watchdog's thread: the verdicts settled so far and that of the protocol under way,
+  // from what the main thread does not change while it runs a protocol; then the runners' end,
+  // and exit.
+  [[noreturn]] void end_stuck(int sandbox_status);
+  std::atomic<const Protocol*> running_protocol_{nullptr};
+  std::atomic<Stage> running_stage_{Stage::setup};
+  // Failing verdicts already final (a protocol that ended before its sandbox's end, e.g.
+  // incorrect): end_stuck sends them, so a candidate cannot drop a caught protocol's verdict and
+  // have it evaluated again by ending its process in the next one.
+  std::mutex settled_mutex_;
+  std::vector<Verdict> settled_;
 };
 
 // Runs `body`; turns Python, c10 and std exceptions into an Ending with `outcome`.

@@ -8,6 +8,7 @@
 //   kbv-judge --make-torch-pch BUILD_ROOT   precompile torch/extension.h for the builds there
 //   kbv-judge --device-gate < job.json      started ahead (kbv run --prestart): start the
 //       runners and the interpreters, then wait for one byte on fd 5 before touching the device
+#include <execinfo.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -28,7 +29,38 @@
 #include "torch_host/python_runtime.hpp"
 #include "torch_host/device.hpp"
 
+namespace {
+
+// Diagnosis of a judge stuck in a driver call (its deadlines cannot fire while the main thread
+// spins inside CUDA): with KBV_JUDGE_STACKS=DIR, SIGUSR2 writes the native frames of the thread
+// that takes it (for `kill -USR2`, the main thread while it runs) to DIR/judge-<pid>.stack;
+// bench/probes/illegal_address_stack.sh uses it.
+char g_stack_path[512];
+
+void write_native_stack(int) {
+  int fd = ::open(g_stack_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  void* frames[64];
+  int n = ::backtrace(frames, 64);
+  static const char kHead[] = "--- native stack\n";
+  (void)!::write(fd, kHead, sizeof kHead - 1);
+  ::backtrace_symbols_fd(frames, n, fd);
+  ::close(fd);
+}
+
+void install_stack_dump() {
+  const char* dir = std::getenv("KBV_JUDGE_STACKS");
+  if (!dir || !*dir) return;
+  std::snprintf(g_stack_path, sizeof g_stack_path, "%s/judge-%d.stack", dir, static_cast<int>(::getpid()));
+  void* warm[1];
+  ::backtrace(warm, 1);  // loads the unwinder now: not async-signal-safe the first time
+  std::signal(SIGUSR2, write_native_stack);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  install_stack_dump();
   // No other process of this uid may read our memory or attach to us (/proc/<pid>/mem, ptrace).
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // kbv sends SIGUSR1 at a deadline to get Python's stacks (faulthandler takes it over once the

@@ -27,6 +27,7 @@ void ReportChannel::send(const nlohmann::json& message) {
   if (fd_ < 0) return;
   // Replace invalid UTF-8 (a candidate's printed bytes can end up in reasons) instead of throwing.
   std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::lock_guard<std::mutex> lock(mutex_);
   const char* p = line.data();
   std::size_t left = line.size();
   while (left > 0) {

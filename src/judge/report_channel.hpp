@@ -1,6 +1,7 @@
 #pragma once
 // The worker's line-oriented JSON channel to the CLI (fd 3). Stages are announced before they
 // start so that, if the worker dies or hangs, the CLI knows where and applies the right limit.
+#include <mutex>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@ class ReportChannel {
  private:
   void send(const nlohmann::json& message);
   int fd_;
+  std::mutex mutex_;  // the watchdog's thread may report too (SandboxWatchdog's stuck trigger): whole lines
 };
 
 }  // namespace kbv::judge

@@ -14,6 +14,7 @@
 #include "cuda/stream_words.hpp"
 #include "ipc/message_fields.hpp"
 #include "ipc/runner_protocol.hpp"
+#include "isolation/peek_exit.hpp"
 
 namespace kbv::judge {
 namespace {
@@ -56,6 +57,7 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const std::string& role, isola
     throw;
   }
   ::close(devnull);
+  r->watch_pidfd_ = isolation::open_pidfd(r->launched_.pid);
   // The pages go with hello: the runner maps them by the fds it receives, not by inheritance.
   return r;
 }
@@ -63,7 +65,10 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const std::string& role, isola
 RunnerClient::~RunnerClient() {
   stop();
   if (device_words_) cuda::unregister_host_words(hop_page_.data());
+  if (watch_pidfd_ >= 0) ::close(watch_pidfd_);
 }
+
+std::optional<int> RunnerClient::ended_status() const { return isolation::peek_exit_status(watch_pidfd_); }
 
 bool RunnerClient::attach_cuda(std::string* error) {
   device_words_ = cuda::register_host_words(hop_page_.data(), hop_page_.size(), error);

@@ -87,12 +87,16 @@ class RunnerClient {
   void stop(double grace_seconds = 0);
   // SIGKILL to the runner's processes, from any thread (the judge's watchdog); stop() still reaps.
   void kill_now();
+  // From any thread, without reaping: the wait status once the runner has exited; nullopt while
+  // it runs or once it has been reaped (whoever reaped it has noticed).
+  std::optional<int> ended_status() const;
 
  private:
   RunnerClient() = default;
   [[noreturn]] void fail(const ipc::ChannelError& e);
 
   isolation::Launched launched_;
+  int watch_pidfd_ = -1;  // the launcher's pidfd, open for the object's life (ended_status)
   std::mutex kill_mutex_;  // kill_now() on another thread against stop() closing the pidfd
   ipc::Channel channel_;
   ipc::SharedMemory hop_page_;

@@ -94,12 +94,13 @@ int serve(const std::string& role, ipc::Channel& channel) {
     channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", e.what()}});
     return 0;
   }
+  const bool uses_gpu = device.is_cuda() && !device_free;
   // fds: [0] the hop page, [1] the CPU output arena.
   Hop hop;
   std::optional<ipc::SharedMemory> arena;
   if (!hello.fds.empty() && hello.fds[0]) {
     hop.page = ipc::SharedMemory::attach(std::move(hello.fds[0]), ipc::kHopPageBytes);
-    if (device.is_cuda() && !device_free) {
+    if (uses_gpu) {
       std::string error;
       std::uintptr_t base = cuda::register_host_words(hop.page.data(), hop.page.size(), &error);
       if (!base) {
@@ -115,7 +116,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
 
   // Loaded before the candidate's code runs, so its import cannot stand in the way.
   std::unique_ptr<cuda::SharedMemoryScrub> scrub;
-  if (device.is_cuda() && !device_free) {
+  if (uses_gpu) {
     std::string error;
     if (device.has_index()) cudaSetDevice(device.index());
     scrub = cuda::SharedMemoryScrub::load(&error);
@@ -131,7 +132,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
     if (device.is_cuda()) null_work = at::zeros({1}, at::TensorOptions().device(device));
     channel.send({{"type", "ready"}});
   } else {
-    if (device.is_cuda() && !device_free) torch_host::memory_tracking_start(device);
+    if (uses_gpu) torch_host::memory_tracking_start(device);
     host = std::make_unique<CandidateHost>(device);
     nlohmann::json answer = host->set_up(h);
     channel.send(answer);
@@ -193,7 +194,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
       // (the judge mapping this call's outputs). The judge ends the protocol on the error anyway.
       if (!device_error.empty()) {
         std::fflush(nullptr);
-        std::_Exit(6);
+        std::_Exit(ipc::kRunnerExitAfterDeviceError);
       }
     } else if (type == "memory" && host) {
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));

@@ -17,6 +17,7 @@
 #include "isolation/landlock.hpp"
 #include "isolation/freeze.hpp"
 #include "isolation/launch.hpp"
+#include "isolation/peek_exit.hpp"
 
 namespace kbv::isolation {
 namespace {
@@ -443,6 +444,65 @@ TEST(Isolation, AProgramThatCannotStartIsAnError) {
   spec.program = "/nonexistent/kbv-sandbox";
   spec.argv = {spec.program};
   EXPECT_THROW(launch_sandbox(spec), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace kbv::isolation
+
+// The watchdog's view of the sandbox's launcher: an exit is seen without reaping, the reaper
+// still gets the status, and a reaped child is no longer "ended" (its reaper has noticed).
+namespace kbv::isolation {
+namespace {
+
+TEST(PeekExit, SeesAnExitWithoutReapingIt) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::usleep(100 * 1000);
+    ::_exit(6);
+  }
+  int fd = open_pidfd(pid);
+  ASSERT_GE(fd, 0) << "pidfd_open";
+  EXPECT_FALSE(peek_exit_status(fd)) << "still running";
+  std::optional<int> seen;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    ::usleep(10 * 1000);
+    seen = peek_exit_status(fd);
+  }
+  ASSERT_TRUE(seen);
+  EXPECT_TRUE(WIFEXITED(*seen));
+  EXPECT_EQ(WEXITSTATUS(*seen), 6);
+  EXPECT_EQ(peek_exit_status(fd), seen) << "asking again changes nothing";
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid) << "the peek reaped it";
+  EXPECT_EQ(status, *seen);
+  EXPECT_FALSE(peek_exit_status(fd)) << "reaped: its reaper has noticed";
+  ::close(fd);
+}
+
+TEST(PeekExit, ReportsASignalAsWaitpidWould) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  int fd = open_pidfd(pid);
+  ASSERT_GE(fd, 0);
+  ::kill(pid, SIGKILL);
+  std::optional<int> seen;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    ::usleep(10 * 1000);
+    seen = peek_exit_status(fd);
+  }
+  ASSERT_TRUE(seen);
+  EXPECT_TRUE(WIFSIGNALED(*seen));
+  EXPECT_EQ(WTERMSIG(*seen), SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(status, *seen);
+  ::close(fd);
+  EXPECT_FALSE(peek_exit_status(-1));
 }
 
 }  // namespace

@@ -211,9 +211,12 @@ int main(int argc, char** argv) {
   rn->add_flag("--sandbox-per-protocol", runopt.sandbox_per_protocol,
                "Each protocol of a candidate in a judge and sandbox of its own (by default one sandbox serves all of them, "
                "strict first): slower; for comparisons");
-  rn->add_flag("--overlap-builds", runopt.overlap_builds,
-               "Evaluate each candidate as soon as its build ends while the others build (niced, without the GPU); "
-               "on the H200 1.36x the cold verdicts an hour (bench/RESULTS.md, session 13)");
+  auto* overlap_on = rn->add_flag_callback("--overlap-builds", [&] { runopt.overlap_builds = true; },
+                                           "Evaluate each candidate as soon as its build ends while the others build (niced, "
+                                           "without the GPU; the default on a GPU with Landlock ABI 5: 1.36x the cold verdicts an "
+                                           "hour on the H200, bench/RESULTS.md); with this flag kbv says why when it cannot");
+  rn->add_flag_callback("--no-overlap-builds", [&] { runopt.overlap_builds = false; }, "Build every candidate before evaluating any")
+      ->excludes(overlap_on);
   rn->add_flag("--list", runopt.list, "Print what would be evaluated (and what the DB already holds), evaluate nothing");
   rn->add_option("--store-wait", runopt.store_wait,
                  "Seconds to keep retrying a failing DB write before stopping (verdicts then go to <db>.spill.jsonl)")

@@ -294,14 +294,16 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
   // Builds beside the evaluation must not reach its GPU: Landlock with device ioctls (ABI 5) seals
   // the device files from a build's sandbox (docs/scale.md). On the CPU the timing needs the cores.
-  bool overlap_builds = o.overlap_builds;
+  bool overlap_builds = o.overlap_builds.value_or(true);
+  const bool overlap_asked = o.overlap_builds.value_or(false);
   if (overlap_builds && cpu) {
     overlap_builds = false;
-    if (!o.quiet) out << "kbv run: note: --overlap-builds is off on the CPU: its timing needs the cores the builds would take\n";
+    if (overlap_asked && !o.quiet)
+      out << "kbv run: note: --overlap-builds is off on the CPU: its timing needs the cores the builds would take\n";
   } else if (overlap_builds && (isolation::landlock_abi() < 5 || landlock_off())) {
     overlap_builds = false;
     if (!o.quiet)
-      out << "kbv run: note: --overlap-builds is off: this kernel's Landlock (ABI " << isolation::landlock_abi()
+      out << "kbv run: note: --overlap-builds is off (builds first): this kernel's Landlock (ABI " << isolation::landlock_abi()
           << ", 5 needed) cannot keep a build's sandbox off the GPU being timed\n";
   }
   if (cpu && prestart > 0 && !o.quiet)

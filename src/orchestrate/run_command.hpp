@@ -6,6 +6,7 @@
 // stops cleanly; a re-run skips what the store already holds (natural key, resume_rule.hpp).
 // What survives what (Ctrl-C, kill -9, a locked DB, a full disk, two runs): docs/store.md.
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,11 @@ struct RunOptions {
   // --sandbox-per-protocol: each protocol of a candidate in a judge (and sandbox) of its own, as
   // before one sandbox served them all; for comparing the two, and as a fallback.
   bool sandbox_per_protocol = false;
-  // --overlap-builds: evaluate each candidate as soon as its build ends, while the rest build
-  // (niced, on all but two cores per device, without the GPU: docs/scale.md).
-  bool overlap_builds = false;
+  // Evaluate each candidate as soon as its build ends, while the rest build (niced, on all but
+  // two cores per device, without the GPU: docs/scale.md). Unset: on where it can be (a GPU, and
+  // Landlock ABI 5), silently off elsewhere; --overlap-builds (true) says why when it cannot be;
+  // --no-overlap-builds (false): builds first.
+  std::optional<bool> overlap_builds;
   bool list = false;                 // print the plan (what would be evaluated) and stop
   bool quiet = false;
 };

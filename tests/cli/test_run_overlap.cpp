@@ -131,21 +131,52 @@ TEST(RunOverlap, BuildsGoWithoutTheGpuUnlessTheirImportNeedsIt) {
   EXPECT_EQ(builds.size(), 3u) << ::testing::PrintToString(builds);
 }
 
-// Without --overlap-builds nothing changes: builds see the device as the evaluation does, at
-// kbv's own priority.
-TEST(RunOverlap, WithoutTheFlagBuildsAreAsBefore) {
+// With --no-overlap-builds builds come first, as before the overlap: they see the device as the
+// evaluation does, at kbv's own priority.
+TEST(RunOverlap, NoOverlapBuildsBuildsFirstAsBefore) {
   Scratch s("overlap-off");
   s.set_env("FAKE_WORKER_CAPABILITY", "9.0");
   s.set_env("FAKE_WORKER_BUILD_LOG", s.path("builds.log"));
   s.problem(1);
   s.candidate("m", 1, 0, {"build_needs_device=1"});
-  auto args = s.run_args();
+  auto args = s.run_args({"--no-overlap-builds"});
   std::replace(args.begin(), args.end(), std::string("cpu"), std::string("cuda:0"));
   auto r = s.kbv(args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(lines_of(s.path("builds.log")), (std::vector<std::string>{candidate_path(s, "m", 1) + " arch=- visible=" + visible_here() +
                                                                       " nice=" + std::to_string(own_nice()) + " policy=0"}));
   EXPECT_EQ(query(s.db(), "SELECT outcome FROM verdicts"), (std::vector<std::string>{"correct"})) << r.output;
+}
+
+// On a GPU with Landlock ABI 5 the overlap is the default: builds go device-free, in the idle class.
+TEST(RunOverlap, IsTheDefaultOnAGpu) {
+  Scratch s("overlap-default");
+  s.set_env("FAKE_WORKER_CAPABILITY", "9.0");
+  s.set_env("FAKE_WORKER_BUILD_LOG", s.path("builds.log"));
+  s.problem(1);
+  s.candidate("m", 1, 0);
+  auto args = s.run_args();
+  std::replace(args.begin(), args.end(), std::string("cpu"), std::string("cuda:0"));
+  auto r = s.kbv(args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  SKIP_WITHOUT_SEALED_GPU(r.output);
+  EXPECT_NE(r.output.find("the evaluation ran beside it"), std::string::npos) << r.output;
+  const auto builds = lines_of(s.path("builds.log"));
+  ASSERT_EQ(builds.size(), 1u) << r.output;
+  EXPECT_NE(builds[0].find(" arch=9.0 visible=(empty)"), std::string::npos) << builds[0];
+  EXPECT_EQ(query(s.db(), "SELECT outcome FROM verdicts"), (std::vector<std::string>{"correct"})) << r.output;
+}
+
+// On the CPU, by default, no word about it (it was not asked for).
+TEST(RunOverlap, IsSilentlyOffOnTheCpuByDefault) {
+  Scratch s("overlap-cpu-default");
+  s.set_env("FAKE_WORKER_BUILD_LOG", s.path("builds.log"));
+  s.problem(1);
+  s.candidate("m", 1, 0);
+  auto r = s.kbv(s.run_args());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("--overlap-builds is off"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("the evaluation ran beside it"), std::string::npos) << r.output;
 }
 
 // Ctrl-C while a build holds up the only candidate left: the evaluators waiting for it end, and

@@ -126,10 +126,7 @@ bool Judgement::start_ahead(int gate_fd) {
 
 std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
-  if (sandbox_) {
-    sandbox_->stop();
-    verdict_.isolation = sandbox_->isolation();
-  }
+  if (sandbox_) sandbox_->stop();
   if (twin_) twin_->stop();
   if (!sandbox_tmp_.empty()) {
     // Nothing of a candidate outlives its evaluation on disk.
@@ -230,10 +227,8 @@ void Judgement::end_stuck(int sandbox_status) {
   // before this one need the device to finish: they send nothing, and kbv evaluates them again
   // with a fresh judge.
   for (const auto& v : verdicts) channel_.verdict(v);
-  // The runners' end as at any other (cgroup, private tmp; no CUDA call).
-  sandbox_->stop();
-  if (twin_) twin_->stop();
-  if (!sandbox_tmp_.empty()) isolation::remove_tree(sandbox_tmp_);
+  // The runners' end as at any other (cgroup, private tmp; no CUDA call), too late for its warnings.
+  stop_runners();
   std::fflush(nullptr);
   std::_Exit(0);
 }
@@ -289,6 +284,7 @@ std::vector<Verdict> Judgement::run() {
   if (!more) {
     // Nothing here depended on the protocol: the same end for each.
     for (auto& w : stop_runners()) warn(w);
+    if (sandbox_) verdict_.isolation = sandbox_->isolation();
     verdict_.wall_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     for (const auto& name : names) {
       Verdict v = verdict_;

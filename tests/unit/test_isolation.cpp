@@ -454,6 +454,16 @@ TEST(Isolation, AProgramThatCannotStartIsAnError) {
 namespace kbv::isolation {
 namespace {
 
+// Polls for up to 5 s.
+std::optional<int> wait_for_peeked_exit(int pidfd) {
+  std::optional<int> seen;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    ::usleep(10 * 1000);
+    seen = peek_exit_status(pidfd);
+  }
+  return seen;
+}
+
 TEST(PeekExit, SeesAnExitWithoutReapingIt) {
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -464,11 +474,7 @@ TEST(PeekExit, SeesAnExitWithoutReapingIt) {
   int fd = open_pidfd(pid);
   ASSERT_GE(fd, 0) << "pidfd_open";
   EXPECT_FALSE(peek_exit_status(fd)) << "still running";
-  std::optional<int> seen;
-  for (int i = 0; i < 500 && !seen; ++i) {
-    ::usleep(10 * 1000);
-    seen = peek_exit_status(fd);
-  }
+  std::optional<int> seen = wait_for_peeked_exit(fd);
   ASSERT_TRUE(seen);
   EXPECT_TRUE(WIFEXITED(*seen));
   EXPECT_EQ(WEXITSTATUS(*seen), 6);
@@ -490,11 +496,7 @@ TEST(PeekExit, ReportsASignalAsWaitpidWould) {
   int fd = open_pidfd(pid);
   ASSERT_GE(fd, 0);
   ::kill(pid, SIGKILL);
-  std::optional<int> seen;
-  for (int i = 0; i < 500 && !seen; ++i) {
-    ::usleep(10 * 1000);
-    seen = peek_exit_status(fd);
-  }
+  std::optional<int> seen = wait_for_peeked_exit(fd);
   ASSERT_TRUE(seen);
   EXPECT_TRUE(WIFSIGNALED(*seen));
   EXPECT_EQ(WTERMSIG(*seen), SIGKILL);

@@ -62,6 +62,8 @@ struct ExtensionBuild {
   std::string build_dir;
   double seconds = 0;
   bool cuda = false;
+  // Its CUDA source compiled without its own #include <torch/extension.h> (sandbox/build_hooks).
+  bool extension_h_left_out = false;
 };
 
 struct BuildResult {

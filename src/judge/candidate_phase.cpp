@@ -61,6 +61,7 @@ std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
     b.build_dir = f.str("build_dir", 4096);
     b.seconds = f.number("seconds");
     b.cuda = f.boolean("cuda");
+    b.extension_h_left_out = f.has("extension_h_left_out") && f.boolean("extension_h_left_out");
     out.push_back(b);
   }
   return out;

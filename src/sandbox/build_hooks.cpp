@@ -21,6 +21,32 @@ class KbvNeedsDevice(RuntimeError):
 
 _OWN_MODULE = re.compile(r"PYBIND11_MODULE\s*\(\s*(?!TORCH_EXTENSION_NAME\b)\w+")
 
+# A CUDA source's own #include <torch/extension.h> costs nvcc's three front-end passes about half
+# of the build's CPU (docs/scale.md), and load_inline already puts torch/types.h above it: that
+# is torch::Tensor, the factories, TORCH_CHECK and the dtypes, all a kernel's host code uses. The
+# line becomes a comment (line numbers stay). A source naming what only the rest of the header
+# declares keeps it; one that fails to compile without it is compiled again as written.
+_TORCH_EXTENSION_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/extension\.h[>"][^\n]*$', re.M)
+_BEYOND_TYPES_H = re.compile(
+    r"\b(?:pybind11|PYBIND11_\w+|py::|THP\w+|torch::(?:nn|optim|jit|data|fft|special|linalg|cuda|serialize"
+    r"|nested|sparse|python|utils|mps|xpu|autograd::Function)\b)")
+_AS_WRITTEN = "kbv-cuda-as-written"  # in an extension's build folder: its slim compile failed once
+
+def _without_extension_h(sources):
+    text = _sources_text(sources)
+    if not _TORCH_EXTENSION_H.search(text) or _BEYOND_TYPES_H.search(text):
+        return None
+    drop = lambda s: _TORCH_EXTENSION_H.sub("// kbv: torch/extension.h left out here (torch/types.h is above)", s)
+    return drop(sources) if isinstance(sources, str) else [drop(str(s)) for s in sources]
+
+def _cuda_object_fresh(build_dir):
+    # The CUDA source compiled in this build (ninja finishes the jobs it started): the failure
+    # was elsewhere, and compiling it again as written would fail the same way.
+    try:
+        return os.path.getmtime(os.path.join(build_dir, "cuda.cuda.o")) >= os.path.getmtime(os.path.join(build_dir, "cuda.cu"))
+    except OSError:
+        return False
+
 def _sources_text(value):
     if value is None:
         return ""
@@ -73,7 +99,7 @@ def install(cfg, records):
     if cfg["cuda_arch"]:
         os.environ["TORCH_CUDA_ARCH_LIST"] = cfg["cuda_arch"]
 
-    def wrap(original, text_of):
+    def wrap(original, text_of, inline=False):
         signature = inspect.signature(original)
 
         def wrapper(*args, **kwargs):
@@ -84,7 +110,7 @@ def install(cfg, records):
             is_cuda = bool(a.get("with_cuda")) or bool(a.get("cuda_sources")) or any(
                 str(s).endswith((".cu", ".cuh")) for s in (a.get("sources") or []))
             record = {"requested_name": requested, "unique_name": requested,
-                      "build_dir": "", "seconds": 0.0, "cuda": is_cuda, "failed": False}
+                      "build_dir": "", "seconds": 0.0, "cuda": is_cuda, "failed": False, "cuda_slim": False}
             records.append(record)
             if is_cuda and not cfg["device_is_cuda"]:
                 record["failed"] = True
@@ -110,6 +136,27 @@ def install(cfg, records):
             start = time.monotonic()
             try:
                 with _exclusive(build_dir), _into_log(cfg["log_path"]):
+                    slim = None
+                    if inline and not a.get("no_implicit_headers") and not os.path.exists(os.path.join(build_dir, _AS_WRITTEN)):
+                        slim = _without_extension_h(a.get("cuda_sources"))
+                    record["cuda_slim"] = slim is not None
+                    if slim is not None:
+                        written, a["cuda_sources"] = a["cuda_sources"], slim
+                        try:
+                            return original(*bound.args, **bound.kwargs)
+                        except RuntimeError as e:
+                            if "Error building extension" not in str(e) or _cuda_object_fresh(build_dir):
+                                raise
+                        # Remembered, so that the evaluation's import (and any later one) builds
+                        # nothing again: it compiles as written from the start.
+                        open(os.path.join(build_dir, _AS_WRITTEN), "w").close()
+                        print(f"kbv: the CUDA source of '{requested}' did not compile without its "
+                              "#include <torch/extension.h>; compiling it as written", flush=True)
+                        a["cuda_sources"] = written
+                        record["cuda_slim"] = False
+                        # The same module name, not torch's "_v1" for changed sources: the
+                        # evaluation's import, as written at once, must find this build.
+                        _ext.JIT_EXTENSION_VERSIONER.entries.pop(unique, None)
                     return original(*bound.args, **bound.kwargs)
             except BaseException as e:
                 record["failed"] = True
@@ -126,7 +173,7 @@ def install(cfg, records):
         return wrapper
 
     _ext.load_inline = wrap(_ext.load_inline,
-        lambda a: _sources_text(a.get("cpp_sources")) + _sources_text(a.get("cuda_sources")))
+        lambda a: _sources_text(a.get("cpp_sources")) + _sources_text(a.get("cuda_sources")), inline=True)
     _ext.load = wrap(_ext.load, lambda a: _file_text(a.get("sources")))
     return KbvNeedsCuda
 )PY";
@@ -163,6 +210,7 @@ std::vector<ExtensionBuild> BuildHooks::extensions() const {
     e.build_dir = r["build_dir"].cast<std::string>();
     e.seconds = r["seconds"].cast<double>();
     e.cuda = r["cuda"].cast<bool>();
+    e.extension_h_left_out = r["cuda_slim"].cast<bool>();
     out.push_back(e);
   }
   return out;

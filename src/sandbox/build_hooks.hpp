@@ -8,7 +8,9 @@
 //  - writes its compiler output to one log file;
 //  - searches the judge's precompiled torch/extension.h first (always the same flags, so whether
 //    the PCH exists never changes torch's rebuild decision);
-//  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing.
+//  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing;
+//  - compiles a load_inline CUDA source without its own #include <torch/extension.h> where that
+//    compiles (half of nvcc's work; load_inline's torch/types.h stays), else as written.
 #include <string>
 #include <vector>
 

@@ -26,7 +26,8 @@ nlohmann::json extensions_json(const BuildHooks& hooks) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& e : hooks.extensions())
     out.push_back({{"requested_name", e.requested_name}, {"unique_name", e.unique_name}, {"build_dir", e.build_dir},
-                   {"seconds", e.seconds}, {"cuda", e.cuda}});
+                   {"seconds", e.seconds}, {"cuda", e.cuda},
+                   {"extension_h_left_out", e.extension_h_left_out}});
   return out;
 }
 

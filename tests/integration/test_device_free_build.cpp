@@ -19,6 +19,18 @@ using testing::fixture;
 
 using testing::build_device_free;
 
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The CUDA source load_inline wrote for the (one) extension built under `dir`.
+std::string read_cuda_source(const std::string& dir) {
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename() == "cuda.cu") return read_file(e.path());
+  return "";
+}
+
 TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   auto r = build_device_free(example_candidate("relu_cuda.py"), "cuda");
   ASSERT_TRUE(r.verdict.is_object()) << r.context();
@@ -38,6 +50,42 @@ TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   }
   EXPECT_TRUE(library) << r.context();
   EXPECT_TRUE(for_sm90) << "the extension must compile for the job's architecture\n" << r.context();
+  // Its CUDA source's own #include <torch/extension.h> was left out (half of nvcc's work), and
+  // the verdict says so.
+  EXPECT_TRUE(r.verdict["build"]["extensions"][0].value("extension_h_left_out", false)) << r.context();
+  std::string cu = read_cuda_source(r.verdict["build"]["build_dir"].get<std::string>());
+  EXPECT_NE(cu.find("#include <torch/types.h>"), std::string::npos) << cu.substr(0, 400);
+  EXPECT_EQ(cu.find("\n#include <torch/extension.h>"), std::string::npos) << cu.substr(0, 400);
+}
+
+// A CUDA source that needs the rest of torch/extension.h (a name kbv's pre-check does not know)
+// is compiled again as written: built, not a compile_error; and a later import of the same
+// source (the evaluation's) builds nothing again.
+TEST(DeviceFreeBuild, ACudaSourceThatNeedsTorchExtensionHIsCompiledAsWritten) {
+  fs::path builds = fs::temp_directory_path() / ("kbv-as-written-builds-" + std::to_string(::getpid()));
+  fs::remove_all(builds);
+  auto r = build_device_free(fixture("relu_cuda_needs_extension_h.py"), "as-written", "9.0", builds.string());
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  EXPECT_EQ(r.verdict.value("outcome", ""), "skipped") << r.context();
+  EXPECT_EQ(r.verdict.value("stage", ""), "built") << r.context();
+  ASSERT_EQ(r.verdict["build"]["extensions"].size(), 1u) << r.context();
+  EXPECT_FALSE(r.verdict["build"]["extensions"][0].value("extension_h_left_out", true)) << r.context();
+  const std::string dir = r.verdict["build"]["build_dir"].get<std::string>();
+  EXPECT_NE(read_cuda_source(dir).find("\n#include <torch/extension.h>"), std::string::npos);
+  std::string log = read_file(r.verdict["build"]["log_path"].get<std::string>());
+  EXPECT_NE(log.find("did not compile without its #include <torch/extension.h>"), std::string::npos) << log.substr(0, 2000);
+
+  auto again = build_device_free(fixture("relu_cuda_needs_extension_h.py"), "as-written", "9.0", builds.string());
+  ASSERT_TRUE(again.verdict.is_object()) << again.context();
+  EXPECT_EQ(again.verdict.value("stage", ""), "built") << again.context();
+  std::string log_after = read_file(again.verdict["build"]["log_path"].get<std::string>());
+  std::size_t notes = 0;
+  for (std::size_t at = log_after.find("did not compile"); at != std::string::npos; at = log_after.find("did not compile", at + 1))
+    ++notes;
+  EXPECT_EQ(notes, 1u) << "the second import tried the slim compile again\n" << log_after;
+  EXPECT_LT(again.verdict["build"]["extensions"][0].value("seconds", 99.0), 20.0)
+      << "the second import compiled again\n" << again.context();
+  if (!::testing::Test::HasFailure()) fs::remove_all(builds);
 }
 
 // A compiler error needs no GPU to happen: it is the verdict, as with the GPU.

@@ -317,8 +317,14 @@ TEST(RunCli, AJudgeWhoseGateClosesUnopenedEndsWithoutAVerdict) {
 // The judge precompiles torch/extension.h into the build root (--torch-pch on) and a C++
 // load_inline build's main.cpp uses it: g++ (-Winvalid-pch) names every variant it rejects, so
 // a build that used the -O0 variant has no complaint about it.
-TEST(RunCli, LoadInlineBuildsUseThePrecompiledTorchHeader) {
-  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-pch");
+// --jobs 2: the builds wait for the header (each then uses it); --jobs 8: it is made beside them
+// (kPchBesideBuildsMinJobs), the first builds parse the header themselves, and every build and
+// verdict must be the same.
+class RunCliPch : public ::testing::TestWithParam<int> {};
+
+TEST_P(RunCliPch, LoadInlineBuildsUseThePrecompiledTorchHeader) {
+  const std::string jobs = std::to_string(GetParam());
+  fs::path root = fs::temp_directory_path() / ("kbv-run-test-" + std::to_string(::getpid()) + "-pch-" + jobs);
   fs::remove_all(root);
   fs::create_directories(root / "suite/level1");
   fs::create_directories(root / "runs/m");
@@ -330,7 +336,7 @@ TEST(RunCli, LoadInlineBuildsUseThePrecompiledTorchHeader) {
   ProcessSpec spec;
   spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
                "--db", (root / "kbv.db").string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",
-               (root / "builds").string(), "--jobs", "2", "--gpus", "cpu", "--torch-pch", "on"};
+               (root / "builds").string(), "--jobs", jobs, "--gpus", "cpu", "--torch-pch", "on"};
   auto r = run_process(spec, Clock::now() + std::chrono::minutes(10));
   std::string out = r.output_head + r.output_tail;
   ASSERT_EQ(r.exit_code, 0) << out;
@@ -355,6 +361,11 @@ TEST(RunCli, LoadInlineBuildsUseThePrecompiledTorchHeader) {
   for (const auto& r : records) EXPECT_EQ(r.verdict.outcome, Outcome::correct) << r.verdict.reason;
   if (!::testing::Test::HasFailure()) fs::remove_all(root);  // 2.2 GB of headers
 }
+
+INSTANTIATE_TEST_SUITE_P(RunCli, RunCliPch, ::testing::Values(2, 8),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == 2 ? std::string("BuildsWaitForIt") : std::string("MadeBesideTheBuilds");
+                         });
 
 }  // namespace
 }  // namespace kbv

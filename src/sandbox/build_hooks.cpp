@@ -25,27 +25,43 @@ _OWN_MODULE = re.compile(r"PYBIND11_MODULE\s*\(\s*(?!TORCH_EXTENSION_NAME\b)\w+"
 # of the build's CPU (docs/scale.md), and load_inline already puts torch/types.h above it: that
 # is torch::Tensor, the factories, TORCH_CHECK and the dtypes, all a kernel's host code uses. The
 # line becomes a comment (line numbers stay). A source naming what only the rest of the header
-# declares keeps it; one that fails to compile without it is compiled again as written.
-_TORCH_EXTENSION_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/extension\.h[>"][^\n]*$', re.M)
+# declares keeps it, as does one whose #if tests a macro it does not define itself (the header
+# defines ~2,200 more, TORCH_VERSION_MAJOR among them, and an undefined one is silently 0); one
+# that fails to compile without it is compiled again as written.
+_TORCH_EXTENSION_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/extension\.h[>"][ \t]*(?://[^\n]*)?$', re.M)
 _BEYOND_TYPES_H = re.compile(
     r"\b(?:pybind11|PYBIND11_\w+|py::|THP\w+|torch::(?:nn|optim|jit|data|fft|special|linalg|cuda|serialize"
-    r"|nested|sparse|python|utils|mps|xpu|autograd::Function)\b)")
+    r"|nested|sparse|python|utils|mps|xpu|autograd)\b)")
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*)$", re.M)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_BOTH = {"defined", "CUDART_VERSION", "CUDA_VERSION", "NDEBUG"}  # the same either way (flags, cuda*.h)
 _AS_WRITTEN = "kbv-cuda-as-written"  # in an extension's build folder: its slim compile failed once
+
+def _tests_header_macros(text):
+    own = set(_DEFINE.findall(text))
+    for condition in _CONDITIONAL.findall(text):
+        for name in re.findall(r"\b[A-Za-z_]\w*", condition.split("//")[0]):
+            if name not in _BOTH and not name.startswith("__") and name not in own:
+                return True
+    return False
 
 def _without_extension_h(sources):
     text = _sources_text(sources)
-    if not _TORCH_EXTENSION_H.search(text) or _BEYOND_TYPES_H.search(text):
+    if not _TORCH_EXTENSION_H.search(text) or _BEYOND_TYPES_H.search(text) or _tests_header_macros(text):
         return None
     drop = lambda s: _TORCH_EXTENSION_H.sub("// kbv: torch/extension.h left out here (torch/types.h is above)", s)
     return drop(sources) if isinstance(sources, str) else [drop(str(s)) for s in sources]
 
-def _cuda_object_fresh(build_dir):
-    # The CUDA source compiled in this build (ninja finishes the jobs it started): the failure
-    # was elsewhere, and compiling it again as written would fail the same way.
+def _only_cuda_failed(log_path, offset):
+    # ninja's account of the attempt (torch runs it verbose, into the log): the CUDA source's
+    # compile failed and nothing else did. A main.cpp or link failure would fail as written too.
     try:
-        return os.path.getmtime(os.path.join(build_dir, "cuda.cuda.o")) >= os.path.getmtime(os.path.join(build_dir, "cuda.cu"))
+        with open(log_path, errors="replace") as f:
+            f.seek(offset)
+            failed = re.findall(r"^FAILED: (?:\[code=\d+\] )?(\S+)", f.read(), re.M)
     except OSError:
         return False
+    return failed == ["cuda.cuda.o"]
 
 def _sources_text(value):
     if value is None:
@@ -141,22 +157,36 @@ def install(cfg, records):
                         slim = _without_extension_h(a.get("cuda_sources"))
                     record["cuda_slim"] = slim is not None
                     if slim is not None:
-                        written, a["cuda_sources"] = a["cuda_sources"], slim
+                        # load_inline appends to the lists it is given (its includes, the
+                        # bindings of `functions`, link flags): the slim attempt gets copies, so
+                        # a retry starts from what the candidate passed.
+                        passed = dict(a)
+                        for key, value in passed.items():
+                            if isinstance(value, list):
+                                a[key] = list(value)
+                        a["cuda_sources"] = slim
+                        versions = _ext.JIT_EXTENSION_VERSIONER.entries.get(unique)
+                        log_offset = os.path.getsize(cfg["log_path"]) if os.path.exists(cfg["log_path"]) else 0
                         try:
                             return original(*bound.args, **bound.kwargs)
                         except RuntimeError as e:
-                            if "Error building extension" not in str(e) or _cuda_object_fresh(build_dir):
+                            if "Error building extension" not in str(e) or not _only_cuda_failed(cfg["log_path"], log_offset):
                                 raise
                         # Remembered, so that the evaluation's import (and any later one) builds
                         # nothing again: it compiles as written from the start.
-                        open(os.path.join(build_dir, _AS_WRITTEN), "w").close()
+                        with contextlib.suppress(OSError):
+                            open(os.path.join(build_dir, _AS_WRITTEN), "w").close()
                         print(f"kbv: the CUDA source of '{requested}' did not compile without its "
                               "#include <torch/extension.h>; compiling it as written", flush=True)
-                        a["cuda_sources"] = written
+                        a.update(passed)
                         record["cuda_slim"] = False
-                        # The same module name, not torch's "_v1" for changed sources: the
-                        # evaluation's import, as written at once, must find this build.
-                        _ext.JIT_EXTENSION_VERSIONER.entries.pop(unique, None)
+                        # torch's versioner as before the slim attempt: the same module name (or
+                        # the same "_v1" a second call of one name gets) as without it, which
+                        # the evaluation's import, as written at once, must find.
+                        if versions is None:
+                            _ext.JIT_EXTENSION_VERSIONER.entries.pop(unique, None)
+                        else:
+                            _ext.JIT_EXTENSION_VERSIONER.entries[unique] = versions
                     return original(*bound.args, **bound.kwargs)
             except BaseException as e:
                 record["failed"] = True

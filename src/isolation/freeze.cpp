@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 
@@ -114,8 +115,12 @@ SandboxFreeze::SandboxFreeze(const Launched& launched) {
     error_ = "the sandbox has no cgroup and no PID namespace of its own: nothing can freeze it alone";
     return;
   }
+  // Up to 1 s, as the cgroup's wait: on a loaded machine (2 cores, the candidate's processes
+  // spinning) a stop can take longer to land than 64 quick passes did (~120 ms; a CI run lost a
+  // round to that).
   useconds_t pause = 100;
-  for (int pass = 0; pass < 64; ++pass) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (int pass = 0; pass < 64 || std::chrono::steady_clock::now() < give_up; ++pass) {
     bool all_stopped = true;
     for (pid_t pid : processes_in(ns)) {
       if (process_stopped(pid)) continue;

@@ -218,11 +218,11 @@ std::size_t builds_extensions(const std::vector<std::string>& sources, const Job
   return n;
 }
 
-// The judge precompiles torch/extension.h into the build root before the builds start (it never
-// runs candidate code: the sandboxes only read the result). A failure costs speed, not verdicts.
 // Build jobs from which the PCH is made beside the builds rather than before them.
 constexpr int kPchBesideBuildsMinJobs = 8;
 
+// The judge precompiles torch/extension.h into the build root for the builds (it never runs
+// candidate code: the sandboxes only read the result). A failure costs speed, not verdicts.
 void prepare_torch_pch(const std::string& judge, const std::string& build_root, bool quiet, int nice, std::ostream& out) {
   ProcessSpec spec;
   spec.argv = {judge, "--make-torch-pch", build_root};
@@ -566,20 +566,19 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     // meanwhile. With few, the builds wait for it: each then saves ~17 s of CPU.
     std::ostringstream pch_note;  // printed once it is done: the progress line owns `out` meanwhile
     std::jthread pch;             // joined on every way out, a throw included
+    auto finish_pch = [&] {
+      if (!pch.joinable()) return;
+      pch.join();
+      out << pch_note.str() << std::flush;
+    };
     if (!sources.empty() && !g_stop &&
         (o.torch_pch == "on" ||
          (o.torch_pch == "auto" && !cpu && builds_extensions(sources, by_source, todo) >= kTorchPchMinSources))) {
       pch = std::jthread([&] { prepare_torch_pch(worker, build_root, o.quiet, overlap ? kOverlapBuildNice : 0, pch_note); });
-      if (build_threads < kPchBesideBuildsMinJobs) {
-        pch.join();
-        out << pch_note.str() << std::flush;
-      }
+      if (build_threads < kPchBesideBuildsMinJobs) finish_pch();
     }
     build_all(sources, false);
-    if (pch.joinable()) {
-      pch.join();
-      out << pch_note.str() << std::flush;
-    }
+    finish_pch();
     if (!needs_device.empty() && !g_stop) {
       if (!o.quiet)
         out << fmt::format("kbv run: {} candidate(s) whose import may need the GPU: building them with it, the devices "

@@ -42,11 +42,7 @@ TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   bool library = false, for_sm90 = false;
   for (const auto& e : fs::recursive_directory_iterator(r.verdict["build"]["build_dir"].get<std::string>())) {
     if (e.path().extension() == ".so") library = true;
-    if (e.path().filename() == "build.ninja") {
-      std::ifstream in(e.path());
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      for_sm90 = text.find("arch=compute_90,code=sm_90") != std::string::npos;
-    }
+    if (e.path().filename() == "build.ninja") for_sm90 = read_file(e.path()).find("arch=compute_90,code=sm_90") != std::string::npos;
   }
   EXPECT_TRUE(library) << r.context();
   EXPECT_TRUE(for_sm90) << "the extension must compile for the job's architecture\n" << r.context();

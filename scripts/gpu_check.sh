@@ -5,7 +5,9 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile.
+#   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
+#   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
 #   with those options instead, compared with the first).
 set -uo pipefail
@@ -301,4 +303,17 @@ if [[ " $STEPS " == *" demo "* ]]; then
   cp "$OUT/report.md" "$OUT/report.html" "$FINAL_OUT/" 2>/dev/null
   cp "$DB" "$FINAL_OUT/demo.db"
   head -c 6000 "$OUT/report.md"
+fi
+
+# Where a warm evaluation's time goes inside its stages: a run that builds (its figures are the
+# cold ones), then the same corpus again with the builds cached and every judge writing its step
+# profile (src/judge/profile.hpp).
+if [[ " $STEPS " == *" profile "* ]]; then
+  echo "== profile ${KBV_TP_CORPUS:-bench/corpus-l1} ${KBV_PROF_ARGS:-}"
+  mkdir -p "$OUT/profile-cold" "$OUT/profile-warm" "$OUT/profile-judges"
+  OUT="$OUT/profile-cold" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+    bench/throughput.sh "${KBV_TP_CORPUS:-bench/corpus-l1}" --jobs "$(nproc)" ${KBV_PROF_ARGS:-} | tee "$OUT/profile-cold-summary.md"
+  KBV_JUDGE_PROFILE="$OUT/profile-judges" OUT="$OUT/profile-warm" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+    bench/throughput.sh "${KBV_TP_CORPUS:-bench/corpus-l1}" --jobs "$(nproc)" ${KBV_PROF_ARGS:-} | tee "$OUT/profile-warm-summary.md"
+  "$PY" bench/probes/summarize_profile.py "$OUT/profile-judges" | tee "$OUT/profile-steps-summary.md"
 fi

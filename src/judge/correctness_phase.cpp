@@ -7,6 +7,7 @@
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/numerics.hpp"
+#include "judge/profile.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/models.hpp"
 
@@ -162,16 +163,27 @@ void Judgement::check_correctness() {
       }
     }
     if (!skip) {
-      ArgList inputs = guarded(Outcome::problem_error, spec.name + (spec.kind == DistributionKind::hidden_file ? ": get_hidden_inputs()" : ": get_inputs()"), [&] { return inputs_of(spec); });
+      ArgList inputs = [&] {
+        profile::Step step("correctness.inputs");
+        return guarded(Outcome::problem_error, spec.name + (spec.kind == DistributionKind::hidden_file ? ": get_hidden_inputs()" : ": get_inputs()"), [&] { return inputs_of(spec); });
+      }();
       guarded(Outcome::internal_error, spec.name + ": writing the inputs", [&] {
+        profile::Step step("correctness.write_inputs");
         write_inputs(kSlot, inputs);
         return 0;
       });
-      CallOutputs out = call_candidate(kSlot, spec.name + ": ModelNew.forward");
+      CallOutputs out = [&] {
+        profile::Step step("correctness.call");
+        return call_candidate(kSlot, spec.name + ": ModelNew.forward");
+      }();
       if (output_bytes_ == 0) output_bytes_ = torch_host::output_bytes_to_write(out.views, device_);
-      if (strict()) check_candidate_call(spec.name, inputs, out);
+      if (strict()) {
+        profile::Step step("correctness.strict_checks");
+        check_candidate_call(spec.name, inputs, out);
+      }
       std::vector<at::Tensor> ref, ref_tf32;
       try {
+        profile::Step step("correctness.reference");
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
         // A hidden-test list went through Model before the candidate ran at all: failing now
@@ -188,18 +200,25 @@ void Judgement::check_correctness() {
         d.reason = "the reference output has NaN/Inf on this distribution";
       }
       if (!skip) {
-        auto cmp = judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
+        auto cmp = [&] {
+          profile::Step step("correctness.compare");
+          return judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
+        }();
         d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
         d.reason = cmp.reason;
         d.max_abs_err = cmp.max_abs_err;
         d.max_rel_err = cmp.max_rel_err;
         d.mismatched = cmp.mismatched;
         d.numel = cmp.numel;
-        d.trivial_pass = trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
+        d.trivial_pass = [&] {
+          profile::Step step("correctness.trivial_pass");
+          return trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
+        }();
         if (!cmp.ok && !failure) failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
         if (strict() && cmp.ok && !determinism_checked_) {
           // nondeterministic: the same inputs again, compared with the first call's snapshot.
           determinism_checked_ = true;
+          profile::Step step("correctness.repeat");
           write_inputs(kSlot, inputs);
           CallOutputs again = call_candidate(kSlot, spec.name + ": ModelNew.forward (repeat)");
           auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);

@@ -1,4 +1,5 @@
 #include "judge/judgement.hpp"
+#include "judge/profile.hpp"
 #include "judge/torch_pch.hpp"
 
 #include <sys/wait.h>
@@ -156,6 +157,7 @@ void Judgement::begin_turn() {
   }
   if (!sandbox_ || runner_start_error_) return;
   try {
+    profile::Step step("turn.cache_and_jobs");
     if (auto changed = build_cache_verify(cache_))
       flag(FlagName::build_cache_tampered, "the build cache entry did not match what kbv recorded after its build (" + *changed +
                                                "): it was emptied and rebuilt");
@@ -307,6 +309,7 @@ std::vector<Verdict> Judgement::run() {
   };
   std::vector<Pass> passes;
   for (const auto& name : names) {
+    profile::set_protocol(name);
     begin_protocol(protocol_by_name(name));
     const bool served = settle([&] { protocol_stages(); });
     if (!served) {
@@ -319,18 +322,20 @@ std::vector<Verdict> Judgement::run() {
     if (!served && verdict_.outcome != Outcome::incorrect) break;
   }
   enter(Stage::done);
+  profile::set_protocol("done");
   if (watchdog_) watchdog_->disarm();
   // The sandbox ends first: then nothing of the candidate is left on the device (its context
   // went with its processes), and the twin's null call is the hop of an idle device. The twin is
   // kbv's own: the idle hops have a deadline of their own, not what a protocol that ran out of
   // time left of its limit (which would fail the protocols that finished before it).
-  if (sandbox_) sandbox_->stop();
+  if (sandbox_) profile::timed("done.sandbox_stop", [&] { sandbox_->stop(); });
   run_deadline_ = Clock::now() + std::chrono::seconds(60);
   // The hop of the idle device, as each draft was timed (gated or not).
   auto needs_idle = [](const Pass& p) { return p.served && p.timing && !p.timing->raw.back().empty(); };
   IdleHops idle;
   std::optional<Ending> idle_failed;
   try {
+    profile::Step step("done.idle_hops");
     for (const auto& p : passes)
       if (needs_idle(p)) {
         if (p.timing->gated && idle.gated.empty()) idle.gated = idle_hop_samples(true);
@@ -339,7 +344,11 @@ std::vector<Verdict> Judgement::run() {
   } catch (const Ending& e) {
     idle_failed = e;
   }
-  const std::vector<std::string> teardown = stop_runners();
+  const std::vector<std::string> teardown = [&] {
+    profile::Step step("done.stop_runners");
+    return stop_runners();
+  }();
+  profile::Step finish_step("done.finish");
   for (auto& p : passes) {
     protocol_ = p.protocol;
     verdict_ = std::move(p.verdict);
@@ -375,7 +384,7 @@ bool Judgement::shared_stages() {
     return false;
   }
   enter(Stage::device);
-  device_ = guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); });
+  device_ = profile::timed("shared.device", [&] { return guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); }); });
   verdict_.device = torch_host::describe_device(device_);
   if (!python_) {
     enter(Stage::python);
@@ -386,15 +395,16 @@ bool Judgement::shared_stages() {
   verdict_.provenance.cuda_version = python_->cuda_version();
   if (device_.is_cuda()) {
     enter(Stage::tracking);
+    profile::Step step("shared.tracking");
     memory_method_ = torch_host::memory_tracking_start(device_);
   }
-  load_problem();
+  profile::timed("shared.load_problem", [&] { load_problem(); });
   if (audit) {
     audit_problem();
     enter(Stage::done);
     return false;
   }
-  await_build();
+  profile::timed("shared.await_build", [&] { await_build(); });
   return true;
 }
 
@@ -426,17 +436,17 @@ void Judgement::begin_protocol(const Protocol& protocol) {
 }
 
 void Judgement::protocol_stages() {
-  construct_candidate();
+  profile::timed("models.construct_candidate", [&] { construct_candidate(); });
   // Model is built under the backend state the first protocol's was, and that state is what every
   // baseline sample restores (not what the previous protocol's samples left).
   if (backend_state_) torch_host::restore_backend_state(*backend_state_);
-  build_reference();
+  profile::timed("models.build_reference", [&] { build_reference(); });
   if (!backend_state_) backend_state_ = torch_host::capture_backend_state();
-  hand_over_weights();
-  check_correctness();
-  if (strict()) check_custom_kernel();
-  if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) measure_memory();
-  if (job_.timing.enabled) measure_time();
+  profile::timed("models.hand_over_weights", [&] { hand_over_weights(); });
+  profile::timed("correctness", [&] { check_correctness(); });
+  if (strict()) profile::timed("custom_kernel", [&] { check_custom_kernel(); });
+  if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) profile::timed("memory", [&] { measure_memory(); });
+  if (job_.timing.enabled) profile::timed("timing", [&] { measure_time(); });
   else if (strict()) check_untimed_calls();
 }
 

@@ -24,6 +24,7 @@
 #include "core/job.hpp"
 #include "core/verdict.hpp"
 #include "judge/judgement.hpp"
+#include "judge/profile.hpp"
 #include "judge/report_channel.hpp"
 #include "judge/torch_pch.hpp"
 #include "torch_host/python_runtime.hpp"
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
     verdict.reason = std::string("kbv-judge internal error: ") + e.what();
     verdicts = {verdict};
   }
+  kbv::judge::profile::write();
   for (const auto& verdict : verdicts) channel.verdict(verdict);
   std::fflush(nullptr);
   std::_Exit(0);

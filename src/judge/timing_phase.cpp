@@ -45,6 +45,7 @@
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/l2_flush.hpp"
+#include "judge/profile.hpp"
 #include "judge/timing_rules.hpp"
 #include "judge/untimed_draws.hpp"
 #include "stats/compare.hpp"
@@ -89,6 +90,7 @@ struct Sample {
 
 void Judgement::measure_time() {
   enter(Stage::timing);
+  std::optional<profile::Step> setup_step(std::in_place, "timing.setup");
   const bool cuda = device_.is_cuda();
   const TimingOptions& options = job_.timing;
   std::mt19937_64 rng(job_.secret ^ 0x6b627674696d65ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
@@ -202,6 +204,7 @@ void Judgement::measure_time() {
 
   auto sample = [&](const Callable& c, const ArgList& fresh, bool keep_outputs) -> Sample {
     Sample s;
+    profile::Step step(c.kind == Kind::candidate ? "timing.sample.candidate" : c.kind == Kind::baseline ? "timing.sample.baseline" : "timing.sample.hop");
     RunnerClient& runner = c.kind == Kind::candidate ? *sandbox_ : *twin_;
     const std::string what = "timing: " + c.name;
     if (cuda) reset_persisting_l2(device_);  // no sample inherits L2 state another context set
@@ -215,6 +218,7 @@ void Judgement::measure_time() {
       }
     }
     guarded(Outcome::runtime_error, what + ": preparing the inputs", [&] {
+      profile::Step prepare("timing.sample.prepare");
       if (c.kind == Kind::candidate) write_inputs(kTimingSlot, fresh);
       if (c.kind == Kind::baseline)
         for (std::size_t i = 0; i < fresh.size(); ++i)
@@ -320,7 +324,7 @@ void Judgement::measure_time() {
       runner.release(seq);
       throw Ending{call_failed, what + ": " + first_line(device_error)};
     }
-    wait_for_stream(what, &runner, seq);
+    profile::timed("timing.sample.wait_stream", [&] { wait_for_stream(what, &runner, seq); });
     if (cuda) {
       float ms = 0;
       cudaEventElapsedTime(&ms, e0, e1);
@@ -353,6 +357,7 @@ void Judgement::measure_time() {
   std::string freeze_error;
   auto set_frozen = [&](bool want) {
     if (!freezable) return true;
+    profile::Step step(want ? "timing.freeze" : "timing.thaw");
     if (!want) {
       freeze.reset();
       return true;
@@ -368,8 +373,9 @@ void Judgement::measure_time() {
   stats::StopDecision decision = stats::StopDecision::keep_going;
   int round = 0;
   bool warming = true;
+  setup_step.reset();
   while (decision == stats::StopDecision::keep_going) {
-    ArgList fresh = guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); });
+    ArgList fresh = profile::timed("timing.draw", [&] { return guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); }); });
     // A hidden-test file's inputs are no secret (a candidate can recognise them by their values),
     // so a timed round on them is always checked: being right only when checked gains nothing.
     const bool check = !warming && (rng() % kCheckOneIn == 0 || drew_hidden);
@@ -412,6 +418,7 @@ void Judgement::measure_time() {
       if (warm_rounds >= 3 && (warm >= options.warmup_seconds || warm_rounds >= 1000)) {
         warming = false;
         start = SteadyClock::now();
+        profile::add("timing.warmup", warm);
       }
       continue;
     }
@@ -423,6 +430,7 @@ void Judgement::measure_time() {
     // As in the correctness phase, a reference with NaN/Inf is nothing to compare with, unless
     // the protocol asks the NaN pattern to match.
     if (check && (protocol_->nan_pattern_must_match || all_finite(ref))) {
+      profile::Step step("timing.check");
       ++checked;
       std::vector<at::Tensor> ref_tf32;
       if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
@@ -454,6 +462,7 @@ void Judgement::measure_time() {
     decision = stats::should_stop(rule, deciding, std::chrono::duration<double>(SteadyClock::now() - start).count());
   }
   freeze.reset();
+  profile::add("timing.measured", std::chrono::duration<double>(SteadyClock::now() - start).count());
   if (unfrozen_rounds > 0 && unfrozen_rounds >= round)
     throw Ending{Outcome::protocol_violation, "timing: the sandbox could not be frozen in " + std::to_string(unfrozen_rounds) +
                                                   " of " + std::to_string(unfrozen_rounds + round) + " rounds (" + freeze_error +

@@ -3,6 +3,7 @@
 // against it (device_busy, the CPU's null call) and summarised into series and speedups.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include <cuda_runtime_api.h>
@@ -19,6 +20,13 @@
 #include "stats/summary.hpp"
 
 namespace kbv::judge {
+
+bool warm_round_stable(const std::vector<double>& previous, const std::vector<double>& current) {
+  if (previous.size() != current.size() || current.empty()) return false;
+  for (std::size_t i = 0; i < current.size(); ++i)
+    if (!(previous[i] > 0) || !(std::abs(current[i] - previous[i]) <= kWarmStableRel * previous[i])) return false;
+  return true;
+}
 
 double median_of(std::vector<double> v) { return v.empty() ? 0 : stats::quantile(v, 0.5); }
 

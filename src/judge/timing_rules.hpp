@@ -24,6 +24,13 @@ inline constexpr double kHopShiftMs = 0.02;
 // A forward() that synchronises the gated stream waits this long before the gate opens by itself
 // (and the rest of the timing runs ungated, saying so).
 inline constexpr auto kGateTimeout = std::chrono::milliseconds(250);
+// Warm-up ends early once the first samples prove stable: kWarmStableRounds rounds in a row in
+// which every callable's sample is within kWarmStableRel of its sample the round before (module
+// loading, handle creation and autotuning make a first call many times slower; on the H200 the
+// warm samples of one callable vary by a few percent). warmup_seconds stays the most it takes.
+inline constexpr int kWarmStableRounds = 2;
+inline constexpr double kWarmStableRel = 0.10;
+bool warm_round_stable(const std::vector<double>& previous, const std::vector<double>& current);
 // A sample with the hop taken out. The floor, 2 us, is about the shortest a kernel launch lasts
 // on the GPU: a call cannot be credited with less, however close to the hop it lands (a call
 // with no kernel stalled to just above the hop would otherwise be a 10^5-fold speedup).

@@ -1,5 +1,6 @@
 // Output comparison (src/worker/compare.*), on the CPU.
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -198,6 +199,79 @@ TEST(Compare, LaterOutputsStillCountedAfterAFailure) {
   EXPECT_EQ(out.mismatched, 2);
   EXPECT_EQ(out.numel, 8);
   EXPECT_DOUBLE_EQ(out.max_abs_err, 3.0);
+}
+
+// float32 outputs well inside the bound pass on the float32 screen: the errors it reports are the
+// float64 comparison's to float32's precision.
+TEST(Compare, ScreenedOutputsReportTheirErrors) {
+  at::Tensor r = at::randn({1 << 16}, at::TensorOptions().dtype(at::kFloat)).mul_(10);
+  at::Tensor bound = r.abs() * kTol.rtol + kTol.atol;
+  at::Tensor c = r + (at::rand_like(r) * 2 - 1) * bound * 0.9;
+  OutputComparison out = compare_outputs({r}, {c}, kTol, true);
+  ASSERT_TRUE(out.ok) << out.reason;
+  EXPECT_EQ(out.mismatched, 0);
+  at::Tensor diff = (c.to(at::kDouble) - r.to(at::kDouble)).abs();
+  const double max_abs = diff.max().item<double>();
+  const double max_rel = (diff / r.to(at::kDouble).abs().clamp_min(kTol.atol)).max().item<double>();
+  EXPECT_NEAR(out.max_abs_err, max_abs, max_abs * 1e-6);
+  EXPECT_NEAR(out.max_rel_err, max_rel, max_rel * 1e-6);
+}
+
+// One element a float32 ulp past the bound among many well inside it: the screen cannot pass
+// them, and the float64 comparison finds exactly that element.
+TEST(Compare, OneElementJustPastTheBoundAmongManyInside) {
+  const Tolerance tol{0.25, 0.25};
+  at::Tensor r = at::ones({1 << 12});
+  at::Tensor c = r + 0.1;
+  c[77] = std::nextafter(1.5f, 2.0f);
+  OutputComparison out = compare_outputs({r}, {c}, tol, false);
+  EXPECT_FALSE(out.ok);
+  EXPECT_EQ(out.mismatched, 1);
+  EXPECT_TRUE(has(out.reason, "at index [77]"));
+  c[77] = 1.5f;  // on the bound: inclusive
+  EXPECT_TRUE(compare_outputs({r}, {c}, tol, false).ok);
+}
+
+// outputs_match is compare_outputs(...).ok, whichever way the screen decides or leaves it:
+// elements far inside, near and far past the bound, NaN and Inf patterns, narrow dtypes, float64,
+// complex, structure.
+TEST(Compare, OutputsMatchIsTheComparisonsOk) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
+  int cases = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    at::Tensor r = at::randn({257}, gen, at::TensorOptions().dtype(at::kFloat)).mul_(trial % 5 == 0 ? 1e-4 : 3.0);
+    at::Tensor bound = r.abs() * kTol.rtol + kTol.atol;
+    // Within 0.5x, at 0.999999x .. 1.000001x, or at 3x the bound.
+    const double scale = std::vector<double>{0.5, 0.999999, 1.0, 1.000001, 3.0}[trial % 5];
+    at::Tensor c = r + at::rand({257}, gen, at::TensorOptions().dtype(at::kFloat)).mul_(2).sub_(1).mul_(bound * scale);
+    switch (trial % 6) {
+      case 1: r[3] = nan; c[3] = nan; break;        // matching NaN
+      case 2: c[5] = nan; break;                    // NaN where the reference is finite
+      case 3: r[9] = inf; c[9] = inf; break;        // matching Inf
+      case 4: r[9] = inf; c[9] = -inf; break;       // opposite Inf
+      case 5: c[11] = inf; break;
+      default: break;
+    }
+    for (at::ScalarType dtype : {at::kFloat, at::kHalf, at::kBFloat16, at::kDouble}) {
+      at::Tensor rt = r.to(dtype), ct = c.to(dtype);
+      for (bool pattern : {false, true}) {
+        ++cases;
+        EXPECT_EQ(outputs_match({rt}, {ct}, kTol, pattern), compare_outputs({rt}, {ct}, kTol, pattern).ok)
+            << "trial " << trial << " dtype " << dtype << " pattern " << pattern;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 480);
+  at::Tensor r = sample();
+  EXPECT_TRUE(outputs_match({r, r.sum()}, {r.clone(), r.sum().clone()}, kTol, true));
+  EXPECT_FALSE(outputs_match({r}, {r, r}, kTol, true));
+  EXPECT_FALSE(outputs_match({r}, {r.reshape({32, 16})}, kTol, true));
+  EXPECT_FALSE(outputs_match({r}, {r.to(at::kHalf)}, kTol, true));
+  EXPECT_FALSE(outputs_match({r}, {at::Tensor()}, kTol, true));
+  at::Tensor z = at::complex(r, r);
+  EXPECT_TRUE(outputs_match({z}, {z.clone()}, kTol, true));
+  EXPECT_FALSE(outputs_match({z}, {z * 2}, kTol, true));
 }
 
 TEST(Compare, AllFinite) {

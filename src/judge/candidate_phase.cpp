@@ -16,6 +16,7 @@
 
 #include "ipc/message_fields.hpp"
 #include "judge/judgement.hpp"
+#include "judge/profile.hpp"
 #include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/models.hpp"
@@ -86,6 +87,15 @@ std::string failure_message(const nlohmann::json& reply, const std::string& fall
 
 }  // namespace
 
+// The sandbox's step seconds (asked for in its hello when profiling): the candidate's process
+// reports them, so they go to the profile alone, a few known names, numbers only.
+void Judgement::add_sandbox_profile(const nlohmann::json& reply) {
+  static const char* const kSteps[] = {"sandbox.hop_page", "sandbox.scrub", "sandbox.tracking", "sandbox.hooks", "sandbox.import"};
+  if (!reply.contains("profile") || !reply["profile"].is_object()) return;
+  for (const char* step : kSteps)
+    if (auto it = reply["profile"].find(step); it != reply["profile"].end() && it->is_number()) profile::add(step, it->get<double>());
+}
+
 void Judgement::await_build() {
   enter(Stage::build);
   auto started = Clock::now();
@@ -113,6 +123,7 @@ void Judgement::await_build() {
   build_cache_record(cache_);
   verdict_.custom_kernel = !build.extensions.empty();
   verdict_.build = build;
+  if (profile::enabled()) add_sandbox_profile(reply);
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
     std::string kind = f.str("kind", 32), message = first_line(f.str("message", 8000));

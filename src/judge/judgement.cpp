@@ -106,6 +106,8 @@ void Judgement::start_runners() {
                       {"build_only", job_.build_only},
                       {"device_free", device_free},
                       {"arena_bytes", arena}};
+    // The sandbox's own step seconds, for the judge's profile only (never a verdict's).
+    if (profile::enabled()) sandbox_hello_["profile"] = true;
     twin_hello_ = {{"type", "hello"}, {"device", job_.device}, {"arena_bytes", 1 << 20}};
   } catch (const std::exception& e) {
     runner_start_error_ = e.what();

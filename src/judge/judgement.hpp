@@ -126,6 +126,7 @@ class Judgement {
 
   // candidate_phase.cpp
   void await_build();
+  void add_sandbox_profile(const nlohmann::json& reply);
   void construct_candidate();
   void hand_over_weights();
   void finish_build_only();

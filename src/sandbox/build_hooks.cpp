@@ -215,6 +215,24 @@ py::object& needs_cuda_type() {
 
 }  // namespace
 
+void BuildHooks::preload() {
+  // At import, cpp_extension asks torch.cuda.is_available(), which initialises the CUDA driver
+  // unless the NVML-based check is on: on for the import alone, as it was before afterwards.
+  py::exec(R"PY(
+import os
+_before = os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK")
+os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+try:
+    import torch.utils.cpp_extension
+finally:
+    if _before is None:
+        del os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"]
+    else:
+        os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = _before
+)PY",
+           py::dict(py::arg("__builtins__") = py::module_::import("builtins")));
+}
+
 BuildHooks::BuildHooks(const BuildHookConfig& config) {
   py::dict scope;
   scope["__builtins__"] = py::module_::import("builtins");

@@ -32,6 +32,9 @@ struct BuildHookConfig {
 
 class BuildHooks {
  public:
+  // Imports torch.utils.cpp_extension (~0.2 s: setuptools and friends) before the job arrives,
+  // without initialising CUDA: a sandbox started ahead pays it while the device is another's.
+  static void preload();
   explicit BuildHooks(const BuildHookConfig& config);  // installs the wrappers
   std::vector<ExtensionBuild> extensions() const;       // what was built (or attempted) so far
   bool failed_in_build() const;                         // an extension build raised

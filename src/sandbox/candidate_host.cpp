@@ -56,8 +56,12 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
   BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(),
                          hello.has("device_free") && hello.boolean("device_free"), arch, build.str("torch_pch")};
   try {
+    auto start = std::chrono::steady_clock::now();
     hooks_.emplace(config);
+    auto hooked = std::chrono::steady_clock::now();
+    set_up_seconds_["sandbox.hooks"] = std::chrono::duration<double>(hooked - start).count();
     module_ = torch_host::import_file(candidate.str("path"), candidate.str("module", 64));
+    set_up_seconds_["sandbox.import"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - hooked).count();
   } catch (py::error_already_set& e) {
     auto text = torch_host::describe_python_error(e);
     if (BuildHooks::is_needs_cuda(e)) return failed("build", "needs_cuda", text.message);

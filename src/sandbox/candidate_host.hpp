@@ -3,6 +3,7 @@
 // ModelNew with the problem's init arguments and seed, takes the judge's weights where names and
 // shapes match, and runs forward() on the input slots the judge bound. Everything here runs in
 // the untrusted process: it decides nothing, it only hands data back.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ class CandidateHost {
   std::vector<at::Tensor> slot_tensors(std::uint32_t slot) const;
   bool has_slot(std::uint32_t slot) const { return slot < slots_.size() && slots_[slot].has_value(); }
   bool tf32() const { return tf32_; }
+  // Seconds set_up spent installing the build hooks and importing the candidate (for profiling).
+  const nlohmann::json& set_up_seconds() const { return set_up_seconds_; }
 
  private:
   nlohmann::json failed(const std::string& stage, const std::string& kind, const std::string& message,
@@ -53,6 +56,7 @@ class CandidateHost {
   std::optional<BuildHooks> hooks_;
   std::vector<std::optional<torch_host::ArgList>> slots_;
   std::vector<pybind11::tuple> packed_;
+  nlohmann::json set_up_seconds_ = nlohmann::json::object();
 };
 
 }  // namespace kbv::sandbox

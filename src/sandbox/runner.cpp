@@ -1,5 +1,6 @@
 #include "sandbox/runner.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "ipc/message_fields.hpp"
 #include "ipc/runner_protocol.hpp"
 #include "ipc/shared_memory.hpp"
+#include "sandbox/build_hooks.hpp"
 #include "sandbox/candidate_host.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/memory.hpp"
@@ -80,7 +82,14 @@ int serve(const std::string& role, ipc::Channel& channel) {
   // The interpreter and `import torch` before the job arrives: no candidate code and no CUDA yet,
   // so a sandbox started ahead (kbv run --prestart) does this while the device is another's.
   std::unique_ptr<torch_host::PythonRuntime> python;
-  if (!twin) python = std::make_unique<torch_host::PythonRuntime>();
+  if (!twin) {
+    python = std::make_unique<torch_host::PythonRuntime>();
+    try {
+      BuildHooks::preload();
+    } catch (const std::exception&) {
+      // the hooks import it again at the job, and report what fails then
+    }
+  }
   ipc::Message hello = channel.receive(ipc::Clock::now() + kForever);
   if (hello.type() != "hello") return 4;
   ipc::Fields h(hello.body, "hello");
@@ -95,6 +104,15 @@ int serve(const std::string& role, ipc::Channel& channel) {
     return 0;
   }
   const bool uses_gpu = device.is_cuda() && !device_free;
+  // Step seconds for the judge's profile, when it asks (KBV_JUDGE_PROFILE): timing only.
+  const bool profiling = !twin && h.has("profile") && h.boolean("profile");
+  nlohmann::json profile = nlohmann::json::object();
+  auto step_start = std::chrono::steady_clock::now();
+  auto step_done = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    profile[name] = std::chrono::duration<double>(now - step_start).count();
+    step_start = now;
+  };
   // fds: [0] the hop page, [1] the CPU output arena.
   Hop hop;
   std::optional<ipc::SharedMemory> arena;
@@ -111,6 +129,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
       hop.done = base + offsetof(ipc::HopWords, done);
     }
   }
+  step_done("sandbox.hop_page");
   if (hello.fds.size() > 1 && hello.fds[1])
     arena.emplace(ipc::SharedMemory::attach(std::move(hello.fds[1]), static_cast<std::size_t>(h.integer("arena_bytes", 1, std::int64_t{1} << 40))));
 
@@ -125,6 +144,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
       return 0;
     }
   }
+  step_done("sandbox.scrub");
 
   std::unique_ptr<CandidateHost> host;
   at::Tensor null_work;  // the twin's one tiny kernel per call
@@ -133,8 +153,13 @@ int serve(const std::string& role, ipc::Channel& channel) {
     channel.send({{"type", "ready"}});
   } else {
     if (uses_gpu) torch_host::memory_tracking_start(device);
+    step_done("sandbox.tracking");
     host = std::make_unique<CandidateHost>(device);
     nlohmann::json answer = host->set_up(h);
+    if (profiling) {
+      for (const auto& [name, seconds] : host->set_up_seconds().items()) profile[name] = seconds;
+      answer["profile"] = profile;
+    }
     channel.send(answer);
     if (answer["type"] != "imported") return 0;
   }

@@ -62,6 +62,9 @@ PythonRuntime::PythonRuntime() : impl_(std::make_unique<Impl>()) {
   impl_->python_version = py::str(sys.attr("version")).cast<std::string>();
   impl_->python_version = impl_->python_version.substr(0, impl_->python_version.find(' '));
   py::module_ torch = py::module_::import("torch");
+  // torch's ~180k objects live as long as the process: out of the collector's way, a full
+  // collection (the sandbox's between protocols, Python's own) takes ~5 ms instead of ~80.
+  py::module_::import("gc").attr("freeze")();
   impl_->torch_version = py::str(torch.attr("__version__")).cast<std::string>();
   py::object cuda = torch.attr("version").attr("cuda");
   impl_->cuda_version = cuda.is_none() ? "" : py::str(cuda).cast<std::string>();

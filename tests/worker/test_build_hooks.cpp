@@ -213,3 +213,27 @@ TEST_F(BuildHooksTest, NoImplicitHeadersAndSourcesWithoutTheHeaderAreLeftAlone) 
 
 }  // namespace
 }  // namespace kbv::sandbox
+
+namespace kbv::sandbox {
+namespace {
+
+// A sandbox imports torch.utils.cpp_extension before its job (BuildHooks::preload) with torch's
+// NVML-based CUDA check on for that import alone: the candidate's own torch.cuda calls later see
+// the environment as the sandbox was given it.
+TEST(BuildHooksPreload, ImportsCppExtensionAndLeavesTheEnvironmentAsItWas) {
+  runtime();
+  py::gil_scoped_acquire gil;
+  py::module_ os = py::module_::import("os");
+  py::object environ = os.attr("environ");
+  environ.attr("pop")("PYTORCH_NVML_BASED_CUDA_CHECK", py::none());
+  BuildHooks::preload();
+  EXPECT_TRUE(py::module_::import("sys").attr("modules").contains("torch.utils.cpp_extension"));
+  EXPECT_FALSE(environ.contains("PYTORCH_NVML_BASED_CUDA_CHECK"));
+  environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "0";
+  BuildHooks::preload();
+  EXPECT_EQ(py::str(environ["PYTORCH_NVML_BASED_CUDA_CHECK"]).cast<std::string>(), "0");
+  environ.attr("pop")("PYTORCH_NVML_BASED_CUDA_CHECK", py::none());
+}
+
+}  // namespace
+}  // namespace kbv::sandbox

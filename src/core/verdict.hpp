@@ -169,6 +169,10 @@ struct TimingResult {
   // (docs/checks.md, device_busy).
   std::optional<double> idle_hop_ms;
   std::optional<double> busy_hop_share;
+  // The protocol whose rounds these are, where that is another protocol of the same candidate
+  // served by the same sandbox with the same setting (verified takes strict's: docs/timing.md);
+  // empty when the rounds are this protocol's own.
+  std::string rounds_of;
 };
 
 struct MemoryUse {

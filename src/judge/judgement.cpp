@@ -314,6 +314,9 @@ std::vector<Verdict> Judgement::run() {
     profile::set_protocol(name);
     begin_protocol(protocol_by_name(name));
     const bool served = settle([&] { protocol_stages(); });
+    // Strict's rounds were timed under every check another protocol's would be: one that times
+    // the same candidate setting against the same headline baseline (verified) takes them.
+    if (served && strict() && timing_draft_ && !strict_rounds_) strict_rounds_ = *timing_draft_;
     if (!served) {
       std::lock_guard<std::mutex> lock(settled_mutex_);
       settled_.push_back(verdict_);
@@ -448,8 +451,25 @@ void Judgement::protocol_stages() {
   profile::timed("correctness", [&] { check_correctness(); });
   if (strict()) profile::timed("custom_kernel", [&] { check_custom_kernel(); });
   if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) profile::timed("memory", [&] { measure_memory(); });
-  if (job_.timing.enabled) profile::timed("timing", [&] { measure_time(); });
-  else if (strict()) check_untimed_calls();
+  if (job_.timing.enabled) {
+    if (strict_rounds_ && strict_rounds_->candidate_tf32 == protocol_tf32() &&
+        strict_rounds_->result.primary_baseline == baseline_name(protocol_->baseline))
+      take_timing_rounds(*strict_rounds_);
+    else
+      profile::timed("timing", [&] { measure_time(); });
+  } else if (strict()) {
+    check_untimed_calls();
+  }
+}
+
+// Another protocol's timing rounds as this one's own (strict's, for verified): the same candidate
+// in the same sandbox under the same TF32 setting, against the same baselines, every timed call
+// under strict's checks. What they warned and the device memory the driver showed come along;
+// the verdict's timing.rounds_of names whose rounds they are.
+void Judgement::take_timing_rounds(const TimingDraft& rounds) {
+  for (const auto& w : rounds.warnings) warn(w);
+  if (rounds.process_bytes) record_process_memory(*rounds.process_bytes);
+  timing_draft_ = rounds;
 }
 
 void Judgement::finish_stages() {

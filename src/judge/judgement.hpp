@@ -126,6 +126,7 @@ class Judgement {
 
   // candidate_phase.cpp
   void await_build();
+  void take_timing_rounds(const TimingDraft& rounds);
   void add_sandbox_profile(const nlohmann::json& reply);
   void construct_candidate();
   void hand_over_weights();
@@ -179,6 +180,8 @@ class Judgement {
   Verdict verdict_;
   Verdict shared_;  // the verdict as the shared stages left it: each protocol's starts from it
   std::optional<TimingDraft> timing_draft_;
+  // Strict's rounds, once its stages all ran: a later protocol with the same setting takes them.
+  std::optional<TimingDraft> strict_rounds_;
   Clock::time_point started_;
   Clock::time_point build_deadline_, run_deadline_;
   at::Device device_{at::kCPU};

@@ -4,8 +4,10 @@
 // without the sandbox's context, device_busy) can only be timed once the sandbox has ended, and
 // one sandbox serves every protocol of its candidate (docs/architecture.md). So each protocol's
 // rounds are kept as a draft, and the drafts are finished together after the sandbox's end.
-#include <string>
+#include <cstdint>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <sys/types.h>
@@ -23,6 +25,11 @@ struct TimingDraft {
   std::set<pid_t> other_processes;        // on the device during the rounds, none of this evaluation's
   bool nvml = false;                      // the driver's per-process view was open
   std::string nvml_error;
+  // Who timed it and how, for another protocol that takes these rounds as its own (judgement.cpp).
+  std::string protocol;
+  bool candidate_tf32 = false;            // the candidate's TF32 setting in its rounds
+  std::vector<std::string> warnings;      // what the rounds warned
+  std::optional<std::int64_t> process_bytes;  // the sandbox's most device memory the driver showed
 };
 
 // The hop once the sandbox has ended, timed gated and ungated as the drafts need.

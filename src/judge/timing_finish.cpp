@@ -118,6 +118,7 @@ std::vector<double> Judgement::idle_hop_samples(bool gated) {
 
 void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
   TimingResult result = d.result;
+  if (d.protocol != protocol_->name) result.rounds_of = d.protocol;
   const std::size_t hop_index = d.raw.size() - 1;
   const auto& hops = d.raw[hop_index];
   const std::vector<double>& idle = hops.empty() ? std::vector<double>{} : idle_hops.like(d);

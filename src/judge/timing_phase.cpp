@@ -90,6 +90,7 @@ struct Sample {
 
 void Judgement::measure_time() {
   enter(Stage::timing);
+  const std::size_t warnings_before = verdict_.warnings.size();
   std::optional<profile::Step> setup_step(std::in_place, "timing.setup");
   const bool cuda = device_.is_cuda();
   const TimingOptions& options = job_.timing;
@@ -502,6 +503,10 @@ void Judgement::measure_time() {
   draft.other_processes = std::move(other_processes);
   draft.nvml = nvml != nullptr;
   draft.nvml_error = nvml_error;
+  draft.protocol = protocol_->name;
+  draft.candidate_tf32 = protocol_tf32();
+  draft.warnings.assign(verdict_.warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), verdict_.warnings.end());
+  draft.process_bytes = process_bytes;
   timing_draft_ = std::move(draft);
 }
 

@@ -1,0 +1,103 @@
+// The timing rounds, through the real judge on the CPU: warm-up ends once the first samples prove
+// stable (judge/timing_rules.hpp), not after a fixed time; verified takes strict's rounds.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.hpp"
+#include "kbv_cli.hpp"
+
+namespace kbv {
+namespace {
+
+using testing::fixture;
+
+struct JudgeRun {
+  std::map<std::string, nlohmann::json> verdicts;  // by protocol
+  double seconds = 0;
+  std::string context;
+};
+
+// kbv-judge on swish_torch.py (problem 7, small size, CPU) for `protocols`, in that order.
+JudgeRun run_judge(const std::vector<std::string>& protocols, double warmup_seconds) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("kbv-timing-rounds-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  WorkerJob job;
+  job.problem_path = testing::example_problem("7_Swish.py");
+  job.candidate_path = fixture("swish_torch.py");
+  job.protocols = protocols;
+  job.protocol = protocols.front();
+  job.device = "cpu";
+  job.size = "small";
+  job.timing.warmup_seconds = warmup_seconds;
+  job.timing.budget_seconds = 1;
+  job.build_root = (root / "builds").string();
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv-judge"};
+  spec.stdin_data = nlohmann::json(job).dump();
+  JudgeRun run;
+  const auto start = Clock::now();
+  auto r = run_process(spec, Clock::now() + std::chrono::minutes(5), [&](const std::string& line) -> std::optional<Clock::time_point> {
+    auto m = nlohmann::json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("event", "") == "verdict") run.verdicts[m["verdict"].value("protocol", "")] = m["verdict"];
+    return std::nullopt;
+  });
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.context = r.describe() + "\n" + r.output_tail + "\n" + nlohmann::json(run.verdicts).dump(1).substr(0, 6000);
+  fs::remove_all(root);
+  return run;
+}
+
+TEST(TimingWarmup, EndsOnceTheSamplesAreStableNotAtItsLimit) {
+  // The limit, 90 s: a warm-up that ran to it fails the bounds below.
+  JudgeRun run = run_judge({"standard"}, 90);
+  const nlohmann::json& verdict = run.verdicts["standard"];
+  const double seconds = run.seconds;
+  const std::string& context = run.context;
+  ASSERT_EQ(verdict.value("outcome", ""), "correct") << context;
+  const int warm_rounds = verdict["timing"].value("warmup_rounds", 0);
+  EXPECT_GE(warm_rounds, 3) << context;
+  // Here a round takes about a millisecond: without the rule the warm-up runs to its cap of 1000
+  // rounds (or to its limit, 90 s).
+  EXPECT_LT(warm_rounds, 500) << context;
+  std::cout << "warm-up rounds: " << warm_rounds << "\n";
+  EXPECT_LT(seconds, 60) << "the warm-up ran to its limit (" << warm_rounds << " rounds)\n" << context;
+}
+
+// Verified times the same candidate setting (TF32 on) against the same headline baseline as
+// strict, whose every timed call is under strict's checks: it takes strict's rounds rather than
+// time them again. Standard's candidate runs with TF32 off: its rounds are its own.
+TEST(TimingRounds, VerifiedTakesStrictsRoundsStandardTimesItsOwn) {
+  JudgeRun run = run_judge({"strict", "verified", "standard"}, 0.2);
+  ASSERT_EQ(run.verdicts.size(), 3u) << run.context;
+  for (const auto& [name, v] : run.verdicts) ASSERT_EQ(v.value("outcome", ""), "correct") << name << "\n" << run.context;
+  const nlohmann::json& strict = run.verdicts["strict"]["timing"];
+  const nlohmann::json& verified = run.verdicts["verified"]["timing"];
+  const nlohmann::json& standard = run.verdicts["standard"]["timing"];
+  EXPECT_EQ(verified.value("rounds_of", ""), "strict") << run.context;
+  EXPECT_FALSE(strict.contains("rounds_of")) << run.context;
+  EXPECT_FALSE(standard.contains("rounds_of")) << run.context;
+  EXPECT_EQ(verified["series"], strict["series"]) << run.context;
+  EXPECT_EQ(verified["speedups"], strict["speedups"]) << run.context;
+  EXPECT_NE(standard["series"], strict["series"]) << run.context;
+}
+
+// Without strict before it, verified times its own rounds.
+TEST(TimingRounds, VerifiedBeforeStrictTimesItsOwn) {
+  JudgeRun run = run_judge({"verified", "strict"}, 0.2);
+  ASSERT_EQ(run.verdicts.size(), 2u) << run.context;
+  EXPECT_FALSE(run.verdicts["verified"]["timing"].contains("rounds_of")) << run.context;
+  EXPECT_GT(run.verdicts["verified"]["timing"].value("rounds", 0), 0) << run.context;
+  EXPECT_NE(run.verdicts["verified"]["timing"]["series"], run.verdicts["strict"]["timing"]["series"]) << run.context;
+}
+
+}  // namespace
+}  // namespace kbv

@@ -73,8 +73,9 @@ Screen screen_in_float32(const at::Tensor& ref_flat, const at::Tensor& cand_flat
   const auto dtype = ref_flat.scalar_type();
   if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return {};
   if (cand_flat.scalar_type() != dtype) return {};
-  // A bound near float32's subnormals has no relative precision left.
-  if (!(tol.atol >= 1e-30) || !(tol.rtol >= 0)) return {};
+  // A bound near float32's subnormals has no relative precision left, and one past its range
+  // (rtol above 1, atol near its largest value) would overflow where float64's does not.
+  if (!(tol.atol >= 1e-30 && tol.atol <= 1e30) || !(tol.rtol == 0 || (tol.rtol >= 1e-30 && tol.rtol <= 1))) return {};
   const std::int64_t n = ref_flat.numel();
   // Per chunk: the worst margin to the screen's pass bound (NaN propagates), whether an element
   // is past its fail bound (a NaN never is), max |c - r|, max relative error.

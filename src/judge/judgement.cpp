@@ -454,7 +454,7 @@ void Judgement::protocol_stages() {
   if (job_.timing.enabled) {
     if (strict_rounds_ && strict_rounds_->candidate_tf32 == protocol_tf32() &&
         strict_rounds_->result.primary_baseline == baseline_name(protocol_->baseline))
-      take_timing_rounds(*strict_rounds_);
+      profile::timed("timing.own_calls", [&] { take_timing_rounds(*strict_rounds_); });
     else
       profile::timed("timing", [&] { measure_time(); });
   } else if (strict()) {
@@ -464,11 +464,14 @@ void Judgement::protocol_stages() {
 
 // Another protocol's timing rounds as this one's own (strict's, for verified): the same candidate
 // in the same sandbox under the same TF32 setting, against the same baselines, every timed call
-// under strict's checks. What they warned and the device memory the driver showed come along;
-// the verdict's timing.rounds_of names whose rounds they are.
+// under strict's checks. What they warned comes along; the verdict's timing.rounds_of names
+// whose rounds they are. What was the other ModelNew's alone stays behind: the device memory
+// the driver showed during those rounds. And this protocol's own ModelNew still meets calls on
+// fresh inputs of this protocol's kinds, every output checked, as its own timed rounds would
+// have made it (a candidate can tell its second ModelNew from its first).
 void Judgement::take_timing_rounds(const TimingDraft& rounds) {
   for (const auto& w : rounds.warnings) warn(w);
-  if (rounds.process_bytes) record_process_memory(*rounds.process_bytes);
+  check_untimed_calls();
   timing_draft_ = rounds;
 }
 

@@ -4,8 +4,6 @@
 // without the sandbox's context, device_busy) can only be timed once the sandbox has ended, and
 // one sandbox serves every protocol of its candidate (docs/architecture.md). So each protocol's
 // rounds are kept as a draft, and the drafts are finished together after the sandbox's end.
-#include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +27,6 @@ struct TimingDraft {
   std::string protocol;
   bool candidate_tf32 = false;            // the candidate's TF32 setting in its rounds
   std::vector<std::string> warnings;      // what the rounds warned
-  std::optional<std::int64_t> process_bytes;  // the sandbox's most device memory the driver showed
 };
 
 // The hop once the sandbox has ended, timed gated and ungated as the drafts need.

@@ -506,7 +506,6 @@ void Judgement::measure_time() {
   draft.protocol = protocol_->name;
   draft.candidate_tf32 = protocol_tf32();
   draft.warnings.assign(verdict_.warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), verdict_.warnings.end());
-  draft.process_bytes = process_bytes;
   timing_draft_ = std::move(draft);
 }
 
@@ -516,7 +515,8 @@ namespace kbv::judge {
 
 // Strict without timing still makes the calls timing would have made (a candidate that turns
 // stale after its first N calls must meet them): 8 calls on fresh inputs (more where there are
-// more kinds to draw), every output checked.
+// more kinds to draw), every output checked. So does verified when it takes strict's rounds
+// (judgement.cpp), for its own ModelNew: a wrong output there is incorrect, as in its timing.
 void Judgement::check_untimed_calls() {
   enter(Stage::timing);
   std::mt19937_64 rng(job_.secret ^ 0x756e74696d6564ULL ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
@@ -538,7 +538,9 @@ void Judgement::check_untimed_calls() {
     if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
-      flag(FlagName::result_reuse, "call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + cmp.reason);
+      const std::string what = "call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + cmp.reason;
+      if (!strict()) throw Ending{Outcome::incorrect, "an output on fresh inputs is not the reference of its inputs (" + what + ")"};
+      flag(FlagName::result_reuse, what);
       return;
     }
   }

@@ -25,14 +25,15 @@ struct JudgeRun {
   std::string context;
 };
 
-// kbv-judge on swish_torch.py (problem 7, small size, CPU) for `protocols`, in that order.
-JudgeRun run_judge(const std::vector<std::string>& protocols, double warmup_seconds) {
+// kbv-judge on `candidate` (problem 7, small size, CPU) for `protocols`, in that order.
+JudgeRun run_judge(const std::vector<std::string>& protocols, double warmup_seconds,
+                   const std::string& candidate = fixture("swish_torch.py")) {
   namespace fs = std::filesystem;
   fs::path root = fs::temp_directory_path() / ("kbv-timing-rounds-" + std::to_string(::getpid()));
   fs::remove_all(root);
   WorkerJob job;
   job.problem_path = testing::example_problem("7_Swish.py");
-  job.candidate_path = fixture("swish_torch.py");
+  job.candidate_path = candidate;
   job.protocols = protocols;
   job.protocol = protocols.front();
   job.device = "cpu";
@@ -88,6 +89,20 @@ TEST(TimingRounds, VerifiedTakesStrictsRoundsStandardTimesItsOwn) {
   EXPECT_EQ(verified["series"], strict["series"]) << run.context;
   EXPECT_EQ(verified["speedups"], strict["speedups"]) << run.context;
   EXPECT_NE(standard["series"], strict["series"]) << run.context;
+}
+
+// Verified's own ModelNew is not let off because its rounds are strict's: a candidate honest in
+// its first ModelNew (strict's) and stale in later ones after their correctness calls meets 8
+// checked calls on fresh inputs in verified (red-team, session 15). Verified's memory figure from
+// the driver was strict's ModelNew's: it is left out.
+TEST(TimingRounds, VerifiedsOwnModelStillMeetsCheckedCallsOnFreshInputs) {
+  JudgeRun run = run_judge({"strict", "verified", "standard"}, 0.2,
+                           testing::kSource + "/examples/hacks/honest_only_in_its_first_model.py");
+  ASSERT_EQ(run.verdicts.size(), 3u) << run.context;
+  EXPECT_EQ(run.verdicts["strict"].value("outcome", ""), "correct") << run.context;
+  EXPECT_EQ(run.verdicts["verified"].value("outcome", ""), "incorrect") << run.context;
+  EXPECT_NE(run.verdicts["verified"].value("reason", "").find("fresh"), std::string::npos) << run.context;
+  EXPECT_EQ(run.verdicts["standard"].value("outcome", ""), "incorrect") << run.context;
 }
 
 // Without strict before it, verified times its own rounds.

@@ -263,6 +263,14 @@ TEST(Compare, OutputsMatchIsTheComparisonsOk) {
     }
   }
   EXPECT_EQ(cases, 480);
+  // Tolerances float32 cannot carry (red-team, session 15): rtol above 1 on values near float32's
+  // largest, where |r| * rtol overflows in float32 and not in float64; a subnormal rtol.
+  at::Tensor big = at::full({8}, 3.0e38f);
+  at::Tensor off = big * 0.25f;  // 2.25e38 away from 3e38: inside rtol 2 (bound 6e38), outside rtol 0.5
+  for (const Tolerance& t : {Tolerance{1e-3, 2.0}, Tolerance{1e-3, 0.5}, Tolerance{1e-3, 1e-40}, Tolerance{1e31, 1e-3}})
+    EXPECT_EQ(outputs_match({big}, {off}, t, false), compare_outputs({big}, {off}, t, false).ok) << t.atol << " " << t.rtol;
+  EXPECT_TRUE(compare_outputs({big}, {off}, Tolerance{1e-3, 2.0}, false).ok);
+  EXPECT_FALSE(compare_outputs({big}, {off}, Tolerance{1e-3, 0.5}, false).ok);
   at::Tensor r = sample();
   EXPECT_TRUE(outputs_match({r, r.sum()}, {r.clone(), r.sum().clone()}, kTol, true));
   EXPECT_FALSE(outputs_match({r}, {r, r}, kTol, true));

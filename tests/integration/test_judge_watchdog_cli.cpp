@@ -46,16 +46,8 @@ TEST(JudgeWatchdog, AProtocolCaughtBeforeTheHoldKeepsItsVerdict) {
   job.device = "cpu";
   job.timing.enabled = false;
   job.build_root = (root / "builds").string();
-  ProcessSpec spec;
-  spec.argv = {testing::kBin + "/kbv-judge"};
-  spec.stdin_data = nlohmann::json(job).dump();
-  std::map<std::string, nlohmann::json> verdicts;
   const auto start = Clock::now();
-  auto r = run_process(spec, Clock::now() + std::chrono::minutes(4), [&](const std::string& line) -> std::optional<Clock::time_point> {
-    auto m = nlohmann::json::parse(line, nullptr, false);
-    if (m.is_object() && m.value("event", "") == "verdict") verdicts[m["verdict"].value("protocol", "")] = m["verdict"];
-    return std::nullopt;
-  });
+  auto [r, verdicts] = testing::run_judge_job(job, std::chrono::minutes(4));
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const std::string context = r.describe() + "\n" + r.output_tail + "\n" + nlohmann::json(verdicts).dump(1).substr(0, 6000);
   ASSERT_EQ(verdicts.size(), 2u) << context;

@@ -41,16 +41,10 @@ JudgeRun run_judge(const std::vector<std::string>& protocols, double warmup_seco
   job.timing.warmup_seconds = warmup_seconds;
   job.timing.budget_seconds = 1;
   job.build_root = (root / "builds").string();
-  ProcessSpec spec;
-  spec.argv = {testing::kBin + "/kbv-judge"};
-  spec.stdin_data = nlohmann::json(job).dump();
   JudgeRun run;
   const auto start = Clock::now();
-  auto r = run_process(spec, Clock::now() + std::chrono::minutes(5), [&](const std::string& line) -> std::optional<Clock::time_point> {
-    auto m = nlohmann::json::parse(line, nullptr, false);
-    if (m.is_object() && m.value("event", "") == "verdict") run.verdicts[m["verdict"].value("protocol", "")] = m["verdict"];
-    return std::nullopt;
-  });
+  auto [r, verdicts] = testing::run_judge_job(job, std::chrono::minutes(5));
+  run.verdicts = std::move(verdicts);
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.context = r.describe() + "\n" + r.output_tail + "\n" + nlohmann::json(run.verdicts).dump(1).substr(0, 6000);
   fs::remove_all(root);

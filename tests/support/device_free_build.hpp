@@ -33,16 +33,11 @@ inline JudgeReply build_device_free(const std::string& candidate, const std::str
   job.build_only = true;
   job.build_cuda_arch = arch;
   job.build_root = build_root.empty() ? (root / "builds").string() : build_root;
-  ProcessSpec spec;
-  spec.argv = {kBin + "/kbv-judge"};
-  spec.stdin_data = nlohmann::json(job).dump();
-  spec.env_set["CUDA_VISIBLE_DEVICES"] = "";  // as kbv run starts it
+  // No GPU visible, as kbv run starts it.
+  JudgeVerdicts run = run_judge_job(job, std::chrono::minutes(10), {{"CUDA_VISIBLE_DEVICES", ""}});
   JudgeReply r;
-  r.process = run_process(spec, Clock::now() + std::chrono::minutes(10), [&](const std::string& line) -> std::optional<Clock::time_point> {
-    auto m = nlohmann::json::parse(line, nullptr, false);
-    if (m.is_object() && m.value("event", "") == "verdict") r.verdict = m["verdict"];
-    return std::nullopt;
-  });
+  r.process = std::move(run.process);
+  if (!run.verdicts.empty()) r.verdict = run.verdicts.begin()->second;
   return r;
 }
 

@@ -1,16 +1,18 @@
 #pragma once
-// Runs the real `kbv eval` binary and reads back the JSON verdict it wrote. Shared by the CPU
-// integration tests and the GPU tests.
+// Runs the real `kbv eval` binary and reads back the JSON verdict it wrote, or the real kbv-judge
+// on one job. Shared by the CPU integration tests and the GPU tests.
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/job.hpp"
 #include "orchestrate/subprocess.hpp"
 
 namespace kbv::testing {
@@ -60,6 +62,26 @@ inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& 
   r.process = run_process(spec, deadline);
   std::ifstream in(json_path);
   if (in) r.verdict = nlohmann::json::parse(in, nullptr, false);
+  return r;
+}
+
+struct JudgeVerdicts {
+  ProcessResult process;
+  std::map<std::string, nlohmann::json> verdicts;  // by protocol
+};
+
+// The real kbv-judge on one job, given on stdin as kbv gives it; the verdicts it reports.
+inline JudgeVerdicts run_judge_job(const WorkerJob& job, Clock::duration limit, std::map<std::string, std::string> env = {}) {
+  ProcessSpec spec;
+  spec.argv = {kBin + "/kbv-judge"};
+  spec.stdin_data = nlohmann::json(job).dump();
+  spec.env_set = std::move(env);
+  JudgeVerdicts r;
+  r.process = run_process(spec, Clock::now() + limit, [&](const std::string& line) -> std::optional<Clock::time_point> {
+    auto m = nlohmann::json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("event", "") == "verdict") r.verdicts[m["verdict"].value("protocol", "")] = m["verdict"];
+    return std::nullopt;
+  });
   return r;
 }
 

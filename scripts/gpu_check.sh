@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab.
 #   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
 #   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
@@ -272,6 +272,30 @@ if [[ " $STEPS " == *" throughput "* ]]; then
     "$PY" scripts/compare_verdicts.py "$OUT/throughput-then/throughput.db" "$OUT/throughput-p$first/throughput.db" \
       | tee "$OUT/throughput-compare-then-summary.md" | tail -25
   fi
+fi
+
+# ab: the values of one environment variable compared on the warm corpus (KBV_AB_VAR, KBV_AB_VALUES,
+# default "off on", KBV_AB_ROUNDS alternations, default 2), after one cold run that fills the build
+# cache; every warm run profiled (KBV_JUDGE_PROFILE, per value), and the last round's verdicts of
+# each value against the first value's.
+if [[ " $STEPS " == *" ab "* ]]; then
+  var="${KBV_AB_VAR:?step ab needs KBV_AB_VAR}"; read -ra values <<< "${KBV_AB_VALUES:-off on}"
+  corpus="${KBV_TP_CORPUS:-bench/corpus-l1}"; rounds="${KBV_AB_ROUNDS:-2}"
+  echo "== ab $var: ${values[*]}, $rounds rounds, $corpus ${KBV_PROF_ARGS:-}"
+  OUT="$OUT/ab-cold" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+    bench/throughput.sh "$corpus" --jobs "$(nproc)" ${KBV_PROF_ARGS:-} | grep -E "^(verdicts|evaluation phase|build CPU)" | sed 's/^/cold: /'
+  for r in $(seq 1 "$rounds"); do
+    for v in "${values[@]}"; do
+      mkdir -p "$OUT/ab-profile-$v"
+      env "$var=$v" KBV_JUDGE_PROFILE="$OUT/ab-profile-$v" OUT="$OUT/ab-$v-$r" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+        bench/throughput.sh "$corpus" --jobs "$(nproc)" ${KBV_PROF_ARGS:-} | grep -E "^(evaluation phase|speedups within|outcomes)" | sed "s/^/$var=$v round $r: /"
+    done
+  done | tee "$OUT/ab-runs-summary.md"
+  for v in "${values[@]}"; do "$PY" bench/probes/summarize_profile.py "$OUT/ab-profile-$v" > "$OUT/ab-steps-$v-summary.md"; done
+  for v in "${values[@]:1}"; do
+    "$PY" scripts/compare_verdicts.py "$OUT/ab-${values[0]}-$rounds/throughput.db" "$OUT/ab-$v-$rounds/throughput.db" \
+      | tee "$OUT/ab-compare-$v-summary.md" | tail -6
+  done
 fi
 
 # A judge held in the driver after a candidate's illegal address (session 13): relu_illegal_address

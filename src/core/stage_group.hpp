@@ -24,10 +24,17 @@ inline std::string stage_group(const std::string& stage) {
 // --prestart): part of no group, since it cost the device nothing.
 inline constexpr std::string_view kAheadStage = "ahead";
 
+// The judge's exit after it said the device was free again (its sandbox and twin gone, its own
+// work done): the device's next turn had already begun, so it too cost the device nothing.
+inline constexpr std::string_view kExitStage = "exit";
+
+// Stages an evaluation spent off the device's path (ahead, exit): in no group, not in wall time.
+inline bool off_device_stage(std::string_view stage) { return stage == kAheadStage || stage == kExitStage; }
+
 // Adds a verdict's stage_seconds into per-group totals.
 inline void add_stage_groups(const std::map<std::string, double>& stage_seconds, std::map<std::string, double>& groups) {
   for (const auto& [stage, seconds] : stage_seconds)
-    if (stage != kAheadStage) groups[stage_group(stage)] += seconds;
+    if (!off_device_stage(stage)) groups[stage_group(stage)] += seconds;
 }
 
 }  // namespace kbv

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ipc/message_fields.hpp"
+#include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/py_json.hpp"
@@ -71,20 +72,6 @@ void Judgement::write_inputs(std::uint32_t slot, const ArgList& values) {
   k = 0;
   for (const auto& v : values)
     if (v.is_tensor) slots_[slot]->tensors()[k++].copy_(v.tensor);
-}
-
-std::vector<at::Tensor> Judgement::snapshot_outputs(const std::vector<at::Tensor>& views) const {
-  std::vector<at::Tensor> out;
-  for (const auto& v : views) {
-    if (v.is_cuda()) {
-      // A kernel, not a copy-engine memcpy: it runs in the judge's time slice, right after the
-      // end of the call, before the sandbox's context can run again.
-      out.push_back(v.scalar_type() == at::kBool ? at::logical_and(v, v) : at::mul(v, 1));
-    } else {
-      out.push_back(v.clone());
-    }
-  }
-  return out;
 }
 
 void Judgement::wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq) {

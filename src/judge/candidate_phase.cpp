@@ -98,7 +98,8 @@ void Judgement::add_sandbox_profile(const nlohmann::json& reply) {
 
 void Judgement::await_build() {
   enter(Stage::build);
-  auto started = Clock::now();
+  // The import began with the sandbox's hello, however long the judge took to get here.
+  const auto started = hello_sent_.value_or(Clock::now());
   nlohmann::json reply;
   try {
     reply = sandbox_->receive("imported", build_deadline_);

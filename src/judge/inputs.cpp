@@ -6,6 +6,15 @@ namespace py = pybind11;
 
 namespace kbv::judge {
 
+std::optional<at::ScalarType> float_dtype_of(Precision p) {
+  switch (p) {
+    case Precision::bf16: return at::kBFloat16;
+    case Precision::fp16: return at::kHalf;
+    case Precision::fp32: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 py::object call_on_device(const py::object& fn, const at::Device& device, std::uint64_t seed) {
   py::module_ torch = py::module_::import("torch");
   at::manual_seed(seed);

@@ -24,6 +24,9 @@ struct InputSource {
   std::optional<at::ScalarType> float_dtype;  // half precisions: floating inputs cast to this
 };
 
+// What floating tensors are cast to under a precision (fp32: kept as they are).
+std::optional<at::ScalarType> float_dtype_of(Precision p);
+
 // fn() under at::manual_seed(seed), with `device` as torch's default device (tensors it makes
 // without naming a device are made there).
 pybind11::object call_on_device(const pybind11::object& fn, const at::Device& device, std::uint64_t seed);

@@ -14,6 +14,17 @@ at::Tensor same_values(const at::Tensor& a, const at::Tensor& b) {
 
 }  // namespace
 
+std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : views) {
+    if (v.is_cuda())
+      out.push_back(v.scalar_type() == at::kBool ? at::logical_and(v, v) : at::mul(v, 1));
+    else
+      out.push_back(v.clone());
+  }
+  return out;
+}
+
 std::optional<std::string> find_input_mutation(const torch_host::ArgList& pristine, const std::vector<at::Tensor>& after_call) {
   for (std::size_t i = 0; i < pristine.size() && i < after_call.size(); ++i) {
     if (!pristine[i].is_tensor || !after_call[i].defined()) continue;

@@ -12,6 +12,11 @@
 
 namespace kbv::judge {
 
+// The judge's own copies of a call's outputs. On the GPU a kernel, not a copy-engine memcpy: it
+// runs in the judge's time slice, right after the end of the call, before the sandbox's context
+// can run again.
+std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views);
+
 // input_mutated: the shared inputs after the candidate's call vs the judge's pristine copy
 // (`after_call`: one tensor per argument, undefined for non-tensor ones).
 std::optional<std::string> find_input_mutation(const torch_host::ArgList& pristine, const std::vector<at::Tensor>& after_call);

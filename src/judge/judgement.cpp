@@ -18,6 +18,7 @@
 #include "core/speed_bound.hpp"
 #include "ipc/runner_protocol.hpp"
 #include "isolation/remove_tree.hpp"
+#include "judge/rehearsal.hpp"
 #include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/memory.hpp"
@@ -168,6 +169,7 @@ void Judgement::begin_turn() {
     // sandbox imports the candidate (and compiles its extensions) now.
     // fds: the hop page, the arena (RunnerClient keeps them mapped on our side too).
     sandbox_->send(sandbox_hello_, {sandbox_->hop_fd(), sandbox_->arena().fd()});
+    hello_sent_ = Clock::now();
     if (twin_) twin_->send(twin_hello_, {twin_->hop_fd(), twin_->arena().fd()});
     // A thread, so only now: every fork is done.
     watchdog_ = std::make_unique<SandboxWatchdog>(kWatchdogGrace, [this] { sandbox_->kill_now(); });
@@ -372,6 +374,15 @@ std::vector<Verdict> Judgement::run() {
   return out;
 }
 
+bool Judgement::device_work_done() {
+  try {
+    torch_host::synchronize(device_);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 bool Judgement::shared_stages() {
   enter(Stage::setup);
   verdict_.problem = guarded(Outcome::problem_error, "problem file", [&] { return describe_problem(job_.problem_path, job_.size); });
@@ -409,6 +420,8 @@ bool Judgement::shared_stages() {
     enter(Stage::done);
     return false;
   }
+  // The sandbox is importing the candidate now: the judge's own first-use costs go in that wait.
+  if (rehearsal_wanted(device_)) profile::timed("shared.rehearsal", [&] { rehearse(); });
   profile::timed("shared.await_build", [&] { await_build(); });
   return true;
 }

@@ -87,6 +87,8 @@ class Judgement {
   // fresh judge. Stages that do not depend on the protocol (the problem, the build) end every
   // protocol alike.
   std::vector<Verdict> run();
+  // After run(): the judge's own work on the device has finished (false: it could not tell).
+  bool device_work_done();
 
  private:
   // judgement.cpp
@@ -112,6 +114,8 @@ class Judgement {
   void load_problem();
   void build_reference();
   void load_hidden();
+  // rehearsal.hpp, on this evaluation's problem, device and protocols.
+  void rehearse();
   // The protocol's distributions with the hidden-test file's at secret places among them.
   std::vector<DistributionSpec> correctness_distributions() const;
   // What timed rounds and strict's untimed calls draw from (each with a fresh seed): the
@@ -136,7 +140,6 @@ class Judgement {
   void bind_slot(std::uint32_t slot, const ArgList& like);
   void write_inputs(std::uint32_t slot, const ArgList& values);
   CallOutputs call_candidate(std::uint32_t slot, const std::string& what);
-  std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views) const;
   void wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq);
   std::vector<at::Tensor> slot_inputs(std::uint32_t slot) const;
 
@@ -202,6 +205,7 @@ class Judgement {
   std::optional<std::string> runner_start_error_;
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
   nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()
+  std::optional<Clock::time_point> hello_sent_;  // when the sandbox got its job (its import began)
   void restart_clock();
   // Stops the sandbox and the twin, removes the sandbox's private tmp; what went wrong doing so.
   std::vector<std::string> stop_runners();

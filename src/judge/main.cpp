@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<kbv::Verdict> verdicts;
+  kbv::judge::Judgement* finished = nullptr;  // run() returned: its sandbox and twin have ended
   try {
     // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
     // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
     }
     judgement->begin_turn();
     verdicts = judgement->run();
+    finished = judgement;
   } catch (const std::exception& e) {
     // For the first protocol only: kbv evaluates the others again with a fresh judge.
     kbv::Verdict verdict;
@@ -142,6 +144,8 @@ int main(int argc, char** argv) {
   }
   kbv::judge::profile::write();
   for (const auto& verdict : verdicts) channel.verdict(verdict);
+  // The device's next turn need not wait for this process's exit (its CUDA context's teardown).
+  if (finished && finished->device_work_done()) channel.released();
   std::fflush(nullptr);
   std::_Exit(0);
 }

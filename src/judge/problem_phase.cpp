@@ -9,6 +9,8 @@
 #include "judge/distributions.hpp"
 #include "judge/judgement.hpp"
 #include "judge/problem_audit.hpp"
+#include "judge/profile.hpp"
+#include "judge/rehearsal.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/models.hpp"
 #include "torch_host/py_json.hpp"
@@ -21,15 +23,6 @@ namespace {
 
 // Seed for constructing both models (KernelBench seeds model construction the same way).
 constexpr std::uint64_t kModelSeed = 42;
-
-std::optional<at::ScalarType> float_dtype_of(Precision p) {
-  switch (p) {
-    case Precision::bf16: return at::kBFloat16;
-    case Precision::fp16: return at::kHalf;
-    case Precision::fp32: return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -101,6 +94,13 @@ void Judgement::load_hidden() {
             [&] { return reference_outputs(lists[i], nullptr).size(); });
     hidden_.timeable.push_back(same_layout(lists[i], like));
   }
+}
+
+void Judgement::rehearse() {
+  RehearsalPlan plan{job_.problem_path, job_.size == "small", device_, precision_, {}, kModelSeed};
+  for (const auto& name : job_protocols(job_)) plan.protocols.push_back(&protocol_by_name(name));
+  // What stopped it goes to the profile alone: the real stages meet it again and report it.
+  if (rehearse_device_work(plan)) profile::add("shared.rehearsal_stopped", 0.0);
 }
 
 std::vector<DistributionSpec> Judgement::correctness_distributions() const {

@@ -23,6 +23,8 @@ void ReportChannel::verdict(const nlohmann::json& verdict) {
 
 void ReportChannel::device(const nlohmann::json& device) { send({{"event", "device"}, {"device", device}}); }
 
+void ReportChannel::released() { send({{"event", "released"}}); }
+
 void ReportChannel::send(const nlohmann::json& message) {
   if (fd_ < 0) return;
   // Replace invalid UTF-8 (a candidate's printed bytes can end up in reasons) instead of throwing.

@@ -17,6 +17,9 @@ class ReportChannel {
   void protocol(std::string_view name);
   void verdict(const nlohmann::json& verdict);
   void device(const nlohmann::json& device);
+  // Sent after the verdicts once the sandbox and the twin have ended and the judge's own device
+  // work is done: kbv may give the device's next turn now, without waiting for this process's exit.
+  void released();
 
  private:
   void send(const nlohmann::json& message);

@@ -15,8 +15,9 @@ namespace kbv {
 
 class DeviceTurns {
  public:
-  // A place in the device's order. Ending it (end() or the destructor) lets the next turn in;
-  // end it only once its judge has exited: its CUDA context is gone with it.
+  // A place in the device's order. Ending it (end() or the destructor, again: a no-op) lets the
+  // next turn in; end it only once nothing of its candidate is left on the device and its judge
+  // is done with it: at the judge's exit, or when the judge says so after its sandbox ended.
   class Turn {
    public:
     Turn(Turn&& other) noexcept;

@@ -115,6 +115,7 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
   const double turn_backstop = backstop * static_cast<double>(protocol_names().size());
 
   std::optional<Clock::time_point> verdicts_at;  // when its (first) verdict came
+  bool released = false;                         // it said the device is free (on_released ran)
   const Clock::time_point spawned = Clock::now();
   StageClock stage_clock(spawned);  // also says which stage the judge is in
   std::vector<std::pair<std::string, nlohmann::json>> sent;  // (protocol as it said, verdict)
@@ -164,6 +165,12 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
       // hold the device's next turn for the whole backstop.
       verdicts_at = Clock::now();
       return after(kExitGraceSeconds);
+    } else if (*event == "released" && !released) {
+      // The judge's sandbox and twin have ended and its verdicts are sent: what is left is its
+      // own exit (its CUDA context's teardown), which the device's next turn need not wait for.
+      released = true;
+      stage_clock.enter(std::string(kExitStage));
+      if (run.on_released) run.on_released();
     }
     return std::nullopt;  // otherwise deadlines are absolute: no message moves them
   };
@@ -248,7 +255,7 @@ std::vector<Verdict> run_evaluations(const EvaluationRun& run) {
     v.stage_seconds = stages_of.count(protocol) ? stages_of[protocol] : std::map<std::string, double>{};
     v.wall_seconds = 0;
     for (const auto& [stage, seconds] : v.stage_seconds)
-      if (stage != kAheadStage) v.wall_seconds += seconds;
+      if (!off_device_stage(stage)) v.wall_seconds += seconds;
     // Strict verdicts carry the static scan's warnings (hints; the runtime checks decide).
     if (protocol == "strict" && !run.job.candidate_path.empty()) {
       try {

@@ -35,6 +35,9 @@ struct EvaluationRun {
   int turns_ahead = 0;
   // When the gate opened (DeviceTurns::Turn::opened_at): start-up after it was on the device's path.
   std::function<std::optional<std::chrono::steady_clock::time_point>()> gate_opened_at;
+  // The judge said the device is free (its sandbox and twin have ended, its verdicts are sent):
+  // kbv run ends its device turn here rather than at the judge's exit.
+  std::function<void()> on_released;
   // > 0: the judge's niceness (and its sandbox's, its compilers'): a build beside an evaluation.
   int nice = 0;
   bool background = false;  // idle scheduling class, first for the OOM killer (ProcessSpec)

@@ -642,6 +642,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
         try {  // as evaluate(), with taking a turn (a pipe) among what may fail
           if (use_turns) {
             turn.emplace(turns[d]->take());
+            run.on_released = [&turn] { turn->end(); };
             if (prestart > 0) {
               run.device_gate_fd = turn->gate_fd();
               run.turns_ahead = prestart;
@@ -655,7 +656,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
           verdicts = {internal_error_verdict(e.what())};
           verdicts.front().protocol = todo[left.front()].protocol;
         }
-        if (turn) turn->end();  // the judge has exited: the next one may have the device
+        if (turn) turn->end();  // the judge has exited (or said the device was free): the next one may have it
         bool stopped = false;
         const std::size_t before = left.size();
         // A judge always settles the protocol it was in; should one name none asked, the

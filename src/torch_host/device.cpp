@@ -101,6 +101,14 @@ Tf32State read_tf32() {
   return s;
 }
 
+void restore_tf32(const Tf32State& state) {
+  auto& ctx = at::globalContext();
+  // The precision last: setting the cuBLAS switch rewrites it.
+  ctx.setAllowTF32CuBLAS(state.cublas);
+  ctx.setAllowTF32CuDNN(state.cudnn);
+  ctx.setFloat32MatmulPrecision(state.matmul_precision);
+}
+
 Tf32State tf32_state_for(bool on) { return {on, on, on ? "high" : "highest"}; }
 
 }  // namespace kbv::torch_host

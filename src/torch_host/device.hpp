@@ -28,6 +28,7 @@ struct Tf32State {
   bool operator==(const Tf32State&) const = default;
 };
 Tf32State read_tf32();
+void restore_tf32(const Tf32State& state);
 // What set_tf32(on) leaves behind.
 Tf32State tf32_state_for(bool on);
 

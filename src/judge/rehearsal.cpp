@@ -23,6 +23,9 @@ namespace py = pybind11;
 namespace kbv::judge {
 namespace {
 
+// The problem file's module for the rehearsal: not the judge's "kbv_problem".
+constexpr const char* kRehearsalModule = "kbv_problem_rehearsal";
+
 // The rehearsal's own seed: none of its draws is one a protocol makes.
 constexpr std::uint64_t kRehearsalSeed = 0x7265686561727365ULL;
 
@@ -66,7 +69,7 @@ void rehearse(const RehearsalPlan& plan) {
   ArgList inputs;
   {
     profile::Step step("rehearsal.inputs");
-    problem = torch_host::import_file(plan.problem_path, "kbv_problem_rehearsal");
+    problem = torch_host::import_file(plan.problem_path, kRehearsalModule);
     if (plan.small_size) torch_host::apply_small_size(problem);
     inputs = draw_inputs(InputSource{problem.attr("get_inputs"), plan.device, dtype}, kRehearsalSeed);
   }
@@ -142,6 +145,8 @@ std::optional<std::string> rehearse_device_work(const RehearsalPlan& plan) {
   }
   torch_host::restore_backend_state(backend);
   torch_host::restore_tf32(tf32);
+  // Its module goes, with whatever its globals hold.
+  py::module_::import("sys").attr("modules").attr("pop")(kRehearsalModule, py::none());
   return stopped;
 }
 

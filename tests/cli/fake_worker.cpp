@@ -16,6 +16,8 @@
 //   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
 //   hang_after_verdict=S  after its verdicts, sleep S seconds before exiting (a judge whose exit
 //                         hangs in a stuck CUDA teardown)
+//   released_exit=S       after its verdicts, say "released" (the device is free), as kbv-judge
+//                         does, then take S seconds to exit (its CUDA context's teardown)
 // FAKE_WORKER_LOG, when set, gets one line per invocation: "probe", "build <candidate>" or
 // "eval <candidate> <protocol>". FAKE_WORKER_DEVICE_LOG, when set, gets one line per evaluation:
 // "<job's device> <CUDA_VISIBLE_DEVICES as the worker sees it, - unset> <candidate> <protocol>".
@@ -204,9 +206,11 @@ int main(int argc, char** argv) {
     served += (served.empty() ? "" : "+") + protocol;
     if (outcome != "correct" && outcome != "incorrect") break;
   }
+  if (d.count("released_exit")) send({{"event", "released"}});
   log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(steady_ns()) +
                " " + job.candidate_path + " " + served,
            "FAKE_WORKER_TURN_LOG");
   if (d.count("hang_after_verdict")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["hang_after_verdict"])));
+  if (d.count("released_exit")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["released_exit"])));
   return 0;
 }

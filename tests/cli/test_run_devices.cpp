@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli_harness.hpp"
+#include "db_peek.hpp"
 
 namespace kbv::testing {
 namespace {
@@ -128,6 +129,55 @@ TEST(RunDevices, TwoDevicesEachTakeTurnsWithJudgesStartedAhead) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_turns_one_at_a_time(turns(s), 8, true);
   expect_disjoint_work(device_calls(s), {"cuda:0", "cuda:1"});
+}
+
+// Consecutive turns on one device, in turn order: the gaps from each judge's verdicts (its logged
+// end) to the next judge's turn, in seconds.
+std::vector<double> turn_gaps(std::vector<Turn> list) {
+  std::sort(list.begin(), list.end(), [](const Turn& a, const Turn& b) { return a.turn_start < b.turn_start; });
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < list.size(); ++i) gaps.push_back(static_cast<double>(list[i].turn_start - list[i - 1].end) / 1e9);
+  return gaps;
+}
+
+Scratch& slow_exits(Scratch& s, const std::string& directive) {
+  for (int p = 1; p <= 4; ++p) {
+    s.problem(p);
+    s.candidate("model-a", p, 0, {"sleep=0.5", directive});
+  }
+  s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
+  return s;
+}
+
+// A judge says the device is free once its sandbox and twin have ended and its verdicts are
+// sent: the next judge's turn begins then, not after this one's exit (its CUDA teardown, here
+// 1.2 s). Turns still never overlap, and the exit is its verdicts' stage "exit", outside their
+// wall time. (An exiting judge still holds its evaluator: two more start ahead.)
+TEST(RunDevices, AJudgeThatSaysTheDeviceIsFreeHandsOnItsTurnBeforeItExits) {
+  Scratch s("devices-released");
+  slow_exits(s, "released_exit=1.2");
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 4, true);
+  for (double gap : turn_gaps(turns(s))) EXPECT_LT(gap, 1.0) << "the next turn waited for the judge's exit";
+  auto rows = query(s.db(), "SELECT json_extract(verdict_json, '$.stage_seconds.exit') || '|' || json_extract(verdict_json, '$.wall_seconds') "
+                            "FROM verdicts WHERE json_extract(verdict_json, '$.protocol') = 'standard'");
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    const double exit = std::stod(row.substr(0, row.find('|'))), wall = std::stod(row.substr(row.find('|') + 1));
+    EXPECT_GT(exit, 1.0) << row;
+    EXPECT_LT(wall, 1.0) << "the exit counted in the verdict's wall time: " << row;
+  }
+}
+
+// Without that word (a judge that failed, or an older one) the next turn waits for the exit.
+TEST(RunDevices, WithoutTheJudgesWordTheNextTurnWaitsForItsExit) {
+  Scratch s("devices-not-released");
+  slow_exits(s, "hang_after_verdict=1.2");
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 4, true);
+  for (double gap : turn_gaps(turns(s))) EXPECT_GE(gap, 1.15) << "a turn began before the judge before it had exited";
 }
 
 TEST(RunDevices, PrestartZeroStartsEachJudgeAfterTheLast) {

@@ -47,7 +47,8 @@ TEST(JudgeWatchdog, AProtocolCaughtBeforeTheHoldKeepsItsVerdict) {
   job.timing.enabled = false;
   job.build_root = (root / "builds").string();
   const auto start = Clock::now();
-  auto [r, verdicts] = testing::run_judge_job(job, std::chrono::minutes(4));
+  auto [r, verdicts, released] = testing::run_judge_job(job, std::chrono::minutes(4));
+  (void)released;
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const std::string context = r.describe() + "\n" + r.output_tail + "\n" + nlohmann::json(verdicts).dump(1).substr(0, 6000);
   ASSERT_EQ(verdicts.size(), 2u) << context;

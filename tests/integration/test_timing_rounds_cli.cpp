@@ -43,7 +43,8 @@ JudgeRun run_judge(const std::vector<std::string>& protocols, double warmup_seco
   job.build_root = (root / "builds").string();
   JudgeRun run;
   const auto start = Clock::now();
-  auto [r, verdicts] = testing::run_judge_job(job, std::chrono::minutes(5));
+  auto [r, verdicts, released] = testing::run_judge_job(job, std::chrono::minutes(5));
+  (void)released;
   run.verdicts = std::move(verdicts);
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.context = r.describe() + "\n" + r.output_tail + "\n" + nlohmann::json(run.verdicts).dump(1).substr(0, 6000);

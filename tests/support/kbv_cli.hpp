@@ -68,6 +68,7 @@ inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& 
 struct JudgeVerdicts {
   ProcessResult process;
   std::map<std::string, nlohmann::json> verdicts;  // by protocol
+  int verdicts_before_released = -1;               // verdicts it had sent when it said "released"; -1: never said
 };
 
 // The real kbv-judge on one job, given on stdin as kbv gives it; the verdicts it reports.
@@ -80,6 +81,7 @@ inline JudgeVerdicts run_judge_job(const WorkerJob& job, Clock::duration limit, 
   r.process = run_process(spec, Clock::now() + limit, [&](const std::string& line) -> std::optional<Clock::time_point> {
     auto m = nlohmann::json::parse(line, nullptr, false);
     if (m.is_object() && m.value("event", "") == "verdict") r.verdicts[m["verdict"].value("protocol", "")] = m["verdict"];
+    if (m.is_object() && m.value("event", "") == "released") r.verdicts_before_released = static_cast<int>(r.verdicts.size());
     return std::nullopt;
   });
   return r;

@@ -1,0 +1,85 @@
+// The real judge on the CPU with its rehearsal (judge/rehearsal.hpp) forced on and off: the
+// verdicts are the same to the last error figure, the rehearsal ran to its end when on and not at
+// all when off; and either way the judge says the device is free only after its verdicts.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.hpp"
+#include "kbv_cli.hpp"
+
+namespace kbv {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fixture;
+
+struct Judged {
+  testing::JudgeVerdicts result;
+  std::string profile;  // every judge-<pid>.profile line
+};
+
+Judged judge_with_rehearsal(const std::string& mode) {
+  fs::path root = fs::temp_directory_path() / ("kbv-rehearsal-cli-" + std::to_string(::getpid()) + "-" + mode);
+  fs::remove_all(root);
+  fs::create_directories(root / "profile");
+  WorkerJob job;
+  job.problem_path = fixture("linear_bn_problem.py");
+  job.candidate_path = fixture("linear_bn_torch.py");
+  job.protocols = {"strict", "verified", "standard"};
+  job.protocol = job.protocols.front();
+  job.device = "cpu";
+  job.timing.budget_seconds = 0.3;
+  job.timing.warmup_seconds = 0.05;
+  job.build_root = (root / "builds").string();
+  Judged j;
+  j.result = testing::run_judge_job(job, std::chrono::minutes(5),
+                                    {{"KBV_JUDGE_REHEARSAL", mode}, {"KBV_JUDGE_PROFILE", (root / "profile").string()}});
+  for (const auto& f : fs::directory_iterator(root / "profile")) {
+    std::ifstream in(f.path());
+    j.profile += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  fs::remove_all(root);
+  return j;
+}
+
+// What a verdict says about correctness, timing aside.
+nlohmann::json correctness_of(const nlohmann::json& v) {
+  nlohmann::json out = {{"outcome", v.value("outcome", "")}, {"flags", v.value("flags", nlohmann::json::array())}};
+  for (const auto& d : v["correctness"]["distributions"])
+    out["distributions"].push_back({d.value("name", ""), d.value("status", ""), d.value("max_abs_err", -1.0),
+                                    d.value("max_rel_err", -1.0), d.value("trivial_pass", "")});
+  return out;
+}
+
+TEST(JudgeRehearsal, LeavesEveryVerdictAsItWasAndRunsToItsEnd) {
+  Judged on = judge_with_rehearsal("on"), off = judge_with_rehearsal("off");
+  const std::string context = on.result.process.describe() + "\n" + on.result.process.output_tail;
+  ASSERT_EQ(on.result.verdicts.size(), 3u) << context;
+  ASSERT_EQ(off.result.verdicts.size(), 3u) << off.result.process.output_tail;
+  for (const auto& [protocol, v] : on.result.verdicts) {
+    EXPECT_EQ(v.value("outcome", ""), "correct") << protocol << "\n" << v.dump(1).substr(0, 3000);
+    EXPECT_EQ(correctness_of(v), correctness_of(off.result.verdicts[protocol])) << protocol;
+  }
+  EXPECT_NE(on.profile.find("shared.rehearsal\t"), std::string::npos) << on.profile;
+  EXPECT_EQ(on.profile.find("shared.rehearsal_stopped"), std::string::npos) << "the rehearsal stopped:\n" << on.profile;
+  EXPECT_NE(on.profile.find("rehearsal.checks"), std::string::npos) << on.profile;
+  EXPECT_EQ(off.profile.find("rehearsal"), std::string::npos) << off.profile;
+}
+
+TEST(JudgeRelease, SaysTheDeviceIsFreeOnlyAfterItsVerdicts) {
+  Judged j = judge_with_rehearsal("off");
+  ASSERT_EQ(j.result.verdicts.size(), 3u) << j.result.process.output_tail;
+  EXPECT_EQ(j.result.verdicts_before_released, 3) << "released before its verdicts, or never";
+}
+
+}  // namespace
+}  // namespace kbv

@@ -97,16 +97,17 @@ bool cgroup_wait_frozen(const std::string& path) {
   return is_frozen();
 }
 
-void cgroup_remove(const Cgroup& cgroup) {
-  if (cgroup.path.empty()) return;
+bool cgroup_remove(const Cgroup& cgroup) {
+  if (cgroup.path.empty()) return true;
   if (!write_text(cgroup.path + "/cgroup.kill", "1")) {
     std::istringstream procs(read_text(cgroup.path + "/cgroup.procs"));
     for (pid_t p; procs >> p;) ::kill(p, SIGKILL);
   }
   for (int i = 0; i < 100; ++i) {
-    if (::rmdir(cgroup.path.c_str()) == 0 || errno == ENOENT) return;
+    if (::rmdir(cgroup.path.c_str()) == 0 || errno == ENOENT) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  return false;
 }
 
 }  // namespace kbv::isolation

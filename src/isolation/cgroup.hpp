@@ -23,7 +23,8 @@ bool cgroup_add(const Cgroup& cgroup, pid_t pid);
 bool cgroup_request_freeze(const std::string& path, bool frozen);
 // Freezing is asynchronous: waits up to ~1 s for cgroup.events to say it is done.
 bool cgroup_wait_frozen(const std::string& path);
-// Kills every process in it and removes it (waits up to ~1 s for the processes to go).
-void cgroup_remove(const Cgroup& cgroup);
+// Kills every process in it and removes it (waits up to ~1 s for the processes to go). False:
+// it is still there (a process in it has not gone yet).
+bool cgroup_remove(const Cgroup& cgroup);
 
 }  // namespace kbv::isolation

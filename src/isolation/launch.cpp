@@ -447,6 +447,8 @@ int poll_sandbox(Launched& launched) {
 }
 
 int end_sandbox(Launched& launched) {
+  if (launched.ended) return launched.reaped ? launched.status : -1;  // ended before: `ended` says how
+  bool gone = true;
   // The sandbox itself first (its whole PID namespace dies with it), through a pidfd: no pid
   // reuse can redirect the signal. Then its helper.
   if (launched.inner_pidfd >= 0) {
@@ -455,11 +457,15 @@ int end_sandbox(Launched& launched) {
     // process there before letting the first one finish. Until then they still run (for up to a
     // second while its memory is freed), and the caller must not remove their files under them.
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    int ready = 0;
     for (;;) {  // readable once it has exited; at most 10 s
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+      if (left <= 0) break;
       pollfd pfd{launched.inner_pidfd, POLLIN, 0};
-      if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) >= 0 || errno != EINTR) break;
+      ready = ::poll(&pfd, 1, static_cast<int>(left));
+      if (ready >= 0 || errno != EINTR) break;
     }
+    gone = ready > 0;
     ::close(launched.inner_pidfd);
     launched.inner_pidfd = -1;
   }
@@ -471,8 +477,9 @@ int end_sandbox(Launched& launched) {
     launched.reaped = true;
     launched.status = status;
   }
-  if (!launched.cgroup.empty()) cgroup_remove(Cgroup{launched.cgroup, ""});
+  if (!launched.cgroup.empty()) gone = cgroup_remove(Cgroup{launched.cgroup, ""}) && gone;
   launched.cgroup.clear();
+  launched.ended = gone;
   return launched.reaped ? launched.status : -1;
 }
 

@@ -10,6 +10,7 @@
 // fork, so launching from a multi-threaded process is safe.
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "isolation/isolation_report.hpp"
@@ -24,6 +25,10 @@ struct Launched {
   int inner_pidfd = -1;    // the sandbox's first process (PID 1 of its namespace), killed first
   bool reaped = false;     // the helper was waited for; `status` is its wait status
   int status = 0;
+  // Set by end_sandbox(): true when it saw all of it gone (its first process exited, so its PID
+  // namespace is empty, and its cgroup was removed, so no process of it is left; as far as it
+  // has either), false when either was still there when it gave up.
+  std::optional<bool> ended;
 };
 
 // The uid the sandbox will have outside its user namespace: spec.outer_uid when the launcher is
@@ -36,7 +41,8 @@ std::uint32_t resolve_outer_uid(const SandboxSpec& spec);
 Launched launch_sandbox(const SandboxSpec& spec);
 
 // Ends the sandbox: kills the helper (its PID-namespace child follows), kills and removes the
-// cgroup if there is one, and reaps the helper. Returns the helper's wait status (or -1).
+// cgroup if there is one, and reaps the helper; Launched::ended says whether all of it went.
+// Again on an ended sandbox: nothing. Returns the helper's wait status (or -1).
 int end_sandbox(Launched& launched);
 
 // Waits without blocking: the helper's wait status when it has exited, else -1.

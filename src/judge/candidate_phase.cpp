@@ -116,7 +116,7 @@ void Judgement::await_build() {
   run_deadline_ = std::min(run_deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                              std::chrono::duration<double>(job_.run_timeout_seconds)));
   BuildResult build;
-  build.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  build.seconds = std::chrono::duration<double>(import_seen_.value_or(Clock::now()) - started).count();
   build.build_dir = cache_.dir;
   build.log_path = cache_.log;
   build.log_tail = tail_of_file(cache_.log, 8 * 1024);

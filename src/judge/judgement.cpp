@@ -132,6 +132,7 @@ std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
   if (sandbox_) sandbox_->stop();
   if (twin_) twin_->stop();
+  runners_gone_ = (!sandbox_ || sandbox_->launched().ended.value_or(false)) && (!twin_ || twin_->launched().ended.value_or(false));
   if (!sandbox_tmp_.empty()) {
     // Nothing of a candidate outlives its evaluation on disk.
     auto removed = isolation::remove_tree(sandbox_tmp_);
@@ -375,8 +376,20 @@ std::vector<Verdict> Judgement::run() {
 }
 
 bool Judgement::device_work_done() {
+  // A runner's process that outlived its end (end_sandbox gave up on it) may still hold the device.
+  if (!runners_gone_) return false;
   try {
+    // What the judge holds of the sandbox's memory (the outputs' allocations it mapped: they
+    // outlive the sandbox while mapped) and of its own goes now, not with its exit.
+    reader_.reset();
+    slots_.clear();
+    retired_slots_.clear();
+    compiled_.reset();
+    reference_ = pybind11::object();
+    hidden_ = HiddenTests{};
+    pybind11::module_::import("gc").attr("collect")();
     torch_host::synchronize(device_);
+    torch_host::free_cached_memory(device_);
     return true;
   } catch (const std::exception&) {
     return false;
@@ -421,7 +434,13 @@ bool Judgement::shared_stages() {
     return false;
   }
   // The sandbox is importing the candidate now: the judge's own first-use costs go in that wait.
-  if (rehearsal_wanted(device_)) profile::timed("shared.rehearsal", [&] { rehearse(); });
+  if (rehearsal_wanted(device_)) {
+    const auto began = Clock::now();
+    profile::timed("shared.rehearsal", [&] { rehearse(); });
+    // The judge's own time is not the candidate's: its build limit moves by as much.
+    build_deadline_ += Clock::now() - began;
+    if (watchdog_) watchdog_->arm(std::max(build_deadline_, run_deadline_));
+  }
   profile::timed("shared.await_build", [&] { await_build(); });
   return true;
 }

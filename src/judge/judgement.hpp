@@ -87,7 +87,8 @@ class Judgement {
   // fresh judge. Stages that do not depend on the protocol (the problem, the build) end every
   // protocol alike.
   std::vector<Verdict> run();
-  // After run(): the judge's own work on the device has finished (false: it could not tell).
+  // After run() and its verdicts: the sandbox and the twin are wholly gone, and the judge has
+  // let go of their memory and of its own cached device memory; false when it cannot say so.
   bool device_work_done();
 
  private:
@@ -206,6 +207,8 @@ class Judgement {
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
   nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()
   std::optional<Clock::time_point> hello_sent_;  // when the sandbox got its job (its import began)
+  std::optional<Clock::time_point> import_seen_;  // the sandbox's answer was waiting (seen during the rehearsal)
+  bool runners_gone_ = false;  // stop_runners() saw every process of the sandbox and the twin gone
   void restart_clock();
   // Stops the sandbox and the twin, removes the sandbox's private tmp; what went wrong doing so.
   std::vector<std::string> stop_runners();

@@ -1,6 +1,8 @@
 #include "judge/rehearsal.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <stdexcept>
 #include <cstdlib>
 #include <set>
 #include <string_view>
@@ -63,37 +65,55 @@ std::vector<at::Tensor> tensors_of(const ArgList& args) {
   return out;
 }
 
+// Runs each step of the rehearsal: counted for the profile, followed by the plan's after_step;
+// once the budget is spent, the next step throws instead (what stopped it).
+class Steps {
+ public:
+  explicit Steps(const RehearsalPlan& plan) : plan_(plan), start_(std::chrono::steady_clock::now()) {}
+  template <typename F>
+  void run(const char* name, F&& body) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > plan_.budget_seconds)
+      throw std::runtime_error(std::string("its time budget ran out before ") + name);
+    {
+      profile::Step step(name);
+      body();
+    }
+    if (plan_.after_step) plan_.after_step();
+  }
+
+ private:
+  const RehearsalPlan& plan_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 void rehearse(const RehearsalPlan& plan) {
   const auto dtype = float_dtype_of(plan.precision);
+  Steps steps(plan);
   py::module_ problem;
-  ArgList inputs;
-  {
-    profile::Step step("rehearsal.inputs");
+  ArgList inputs, few;
+  steps.run("rehearsal.inputs", [&] {
     problem = torch_host::import_file(plan.problem_path, kRehearsalModule);
     if (plan.small_size) torch_host::apply_small_size(problem);
     inputs = draw_inputs(InputSource{problem.attr("get_inputs"), plan.device, dtype}, kRehearsalSeed);
-  }
-  const ArgList few = prefixes(inputs);
+    few = prefixes(inputs);
+  });
 
   bool tf32 = false;
-  {
+  for (const Protocol* p : plan.protocols) tf32 = tf32 || p->baseline == BaselineKind::eager_tf32_on;
+  steps.run("rehearsal.draws", [&] {
     // One draw of each kind the protocols make fresh.
-    profile::Step step("rehearsal.draws");
     at::Generator gen = make_generator(plan.device, kRehearsalSeed);
     std::set<DistributionKind> drawn;
-    for (const Protocol* p : plan.protocols) {
-      tf32 = tf32 || p->baseline == BaselineKind::eager_tf32_on;
+    for (const Protocol* p : plan.protocols)
       for (const auto& spec : p->distributions(kRehearsalSeed)) {
         if (!draws_fresh(spec.kind) || !drawn.insert(spec.kind).second) continue;
         for (const auto& a : few)
           if (a.is_tensor) distribution_tensor(a.tensor, spec, gen);
       }
-    }
-  }
+  });
 
   std::vector<at::Tensor> out;
-  {
-    profile::Step step("rehearsal.model");
+  steps.run("rehearsal.model", [&] {
     py::object model = torch_host::construct_model(problem.attr("Model"), problem.attr("get_init_inputs")(), plan.model_seed,
                                                    plan.device, dtype);
     torch_host::set_tf32(false);
@@ -102,25 +122,26 @@ void rehearse(const RehearsalPlan& plan) {
       torch_host::set_tf32(true);
       torch_host::call_forward(model, torch_host::clone_args(inputs));
     }
-  }
+  });
 
   // The comparisons, passing and failing (the failure's details are their own kernels), the
   // trivial outputs and strict's checks.
-  profile::Step step("rehearsal.checks");
-  std::vector<at::Tensor> off;
-  for (const auto& o : out) off.push_back(o.defined() && o.is_floating_point() ? at::add(o, 1) : o);
-  for (const Protocol* p : plan.protocols) {
-    const Tolerance tol = p->tolerance(plan.precision);
-    compare_outputs(out, out, tol, p->nan_pattern_must_match);
-    compare_outputs(out, off, tol, p->nan_pattern_must_match);
-    all_finite(out);
-    trivial_pass(out, few, tol, p->nan_pattern_must_match);
-    if (p->integrity_checks) {
-      find_late_writes(snapshot_outputs(out), snapshot_outputs(out));
-      find_input_mutation(few, tensors_of(few));
+  steps.run("rehearsal.checks", [&] {
+    std::vector<at::Tensor> off;
+    for (const auto& o : out) off.push_back(o.defined() && o.is_floating_point() ? at::add(o, 1) : o);
+    for (const Protocol* p : plan.protocols) {
+      const Tolerance tol = p->tolerance(plan.precision);
+      compare_outputs(out, out, tol, p->nan_pattern_must_match);
+      compare_outputs(out, off, tol, p->nan_pattern_must_match);
+      all_finite(out);
+      trivial_pass(out, few, tol, p->nan_pattern_must_match);
+      if (p->integrity_checks) {
+        find_late_writes(snapshot_outputs(out), snapshot_outputs(out));
+        find_input_mutation(few, tensors_of(few));
+      }
     }
-  }
-  torch_host::synchronize(plan.device);
+    torch_host::synchronize(plan.device);
+  });
 }
 
 }  // namespace
@@ -145,8 +166,9 @@ std::optional<std::string> rehearse_device_work(const RehearsalPlan& plan) {
   }
   torch_host::restore_backend_state(backend);
   torch_host::restore_tf32(tf32);
-  // Its module goes, with whatever its globals hold.
+  // Its module goes, with whatever its globals hold (its classes and functions are in cycles).
   py::module_::import("sys").attr("modules").attr("pop")(kRehearsalModule, py::none());
+  py::module_::import("gc").attr("collect")();
   return stopped;
 }
 

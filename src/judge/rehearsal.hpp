@@ -13,6 +13,7 @@
 // the backend switches and TF32 are put back as they were. Nothing reaches a verdict, and a
 // failure is left for the real stage to meet and report.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct RehearsalPlan {
   Precision precision = Precision::fp32;
   std::vector<const Protocol*> protocols;
   std::uint64_t model_seed = 0;
+  // Called after each step (e.g. to note whether the sandbox has answered meanwhile).
+  std::function<void()> after_step;
+  // No step starts once the rehearsal has run this long (a huge Model's construction or forward).
+  double budget_seconds = 10;
 };
 
 // KBV_JUDGE_REHEARSAL: "off" never (to measure what it saves), "on" on any device (the CPU tests

@@ -54,6 +54,8 @@ class RunnerClient {
   void send(const nlohmann::json& body, const std::vector<int>& fds = {});
   // The next message, which must be of type `expect`. Throws RunnerError.
   nlohmann::json receive(const std::string& expect, ipc::Clock::time_point deadline);
+  // A message is waiting (receive() would not block).
+  bool pending() const { return channel_.pending(); }
 
   std::uint32_t next_seq() { return ++seq_; }
   // Asks for call `seq` on `slot` with a fresh random token the answers must carry back: an

@@ -88,4 +88,8 @@ std::int64_t allocated_bytes(const at::Device& device) {
   return allocator_stat(c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()), false, false);
 }
 
+void free_cached_memory(const at::Device& device) {
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
 }  // namespace kbv::torch_host

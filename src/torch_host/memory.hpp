@@ -22,4 +22,7 @@ MemoryUse measure_forward_memory(const at::Device& device, const std::function<v
 // What the caching allocator holds allocated now (tensors alive between calls).
 std::int64_t allocated_bytes(const at::Device& device);
 
+// Gives the caching allocator's free blocks back to the driver (CUDA; a no-op elsewhere).
+void free_cached_memory(const at::Device& device);
+
 }  // namespace kbv::torch_host

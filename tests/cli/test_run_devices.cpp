@@ -140,13 +140,18 @@ std::vector<double> turn_gaps(std::vector<Turn> list) {
   return gaps;
 }
 
-Scratch& slow_exits(Scratch& s, const std::string& directive) {
+// Four candidates on one device, two judges started ahead, each judge ending with `directive`;
+// the turns must never overlap. Returns the gaps between consecutive turns.
+std::vector<double> run_with_slow_exits(Scratch& s, const std::string& directive) {
   for (int p = 1; p <= 4; ++p) {
     s.problem(p);
     s.candidate("model-a", p, 0, {"sleep=0.5", directive});
   }
   s.set_env("FAKE_WORKER_TURN_LOG", s.path("turns.log"));
-  return s;
+  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  expect_turns_one_at_a_time(turns(s), 4, true);
+  return turn_gaps(turns(s));
 }
 
 // A judge says the device is free once its sandbox and twin have ended and its verdicts are
@@ -155,11 +160,7 @@ Scratch& slow_exits(Scratch& s, const std::string& directive) {
 // wall time. (An exiting judge still holds its evaluator: two more start ahead.)
 TEST(RunDevices, AJudgeThatSaysTheDeviceIsFreeHandsOnItsTurnBeforeItExits) {
   Scratch s("devices-released");
-  slow_exits(s, "released_exit=1.2");
-  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_turns_one_at_a_time(turns(s), 4, true);
-  for (double gap : turn_gaps(turns(s))) EXPECT_LT(gap, 1.0) << "the next turn waited for the judge's exit";
+  for (double gap : run_with_slow_exits(s, "released_exit=1.2")) EXPECT_LT(gap, 1.0) << "the next turn waited for the judge's exit";
   auto rows = query(s.db(), "SELECT json_extract(verdict_json, '$.stage_seconds.exit') || '|' || json_extract(verdict_json, '$.wall_seconds') "
                             "FROM verdicts WHERE json_extract(verdict_json, '$.protocol') = 'standard'");
   ASSERT_EQ(rows.size(), 4u);
@@ -173,11 +174,8 @@ TEST(RunDevices, AJudgeThatSaysTheDeviceIsFreeHandsOnItsTurnBeforeItExits) {
 // Without that word (a judge that failed, or an older one) the next turn waits for the exit.
 TEST(RunDevices, WithoutTheJudgesWordTheNextTurnWaitsForItsExit) {
   Scratch s("devices-not-released");
-  slow_exits(s, "hang_after_verdict=1.2");
-  auto r = s.kbv(args(s, {"--gpus", "cuda:0", "--prestart", "2"}));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_turns_one_at_a_time(turns(s), 4, true);
-  for (double gap : turn_gaps(turns(s))) EXPECT_GE(gap, 1.15) << "a turn began before the judge before it had exited";
+  for (double gap : run_with_slow_exits(s, "hang_after_verdict=1.2"))
+    EXPECT_GE(gap, 1.15) << "a turn began before the judge before it had exited";
 }
 
 TEST(RunDevices, PrestartZeroStartsEachJudgeAfterTheLast) {

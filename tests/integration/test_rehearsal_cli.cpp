@@ -75,6 +75,26 @@ TEST(JudgeRehearsal, LeavesEveryVerdictAsItWasAndRunsToItsEnd) {
   EXPECT_EQ(off.profile.find("rehearsal"), std::string::npos) << off.profile;
 }
 
+// The rehearsal runs while the sandbox imports the candidate, but its time is the judge's: here
+// it takes 4 s against a 3 s build limit, and the candidate's (instant) import is not a timeout.
+TEST(JudgeRehearsal, ItsTimeIsNotTheCandidatesBuildTime) {
+  fs::path root = fs::temp_directory_path() / ("kbv-rehearsal-slow-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  WorkerJob job;
+  job.problem_path = fixture("slow_rehearsal_problem.py");
+  job.candidate_path = fixture("swish_torch.py");
+  job.protocols = {"standard"};
+  job.protocol = "standard";
+  job.device = "cpu";
+  job.compile_timeout_seconds = 3;
+  job.timing.enabled = false;
+  job.build_root = (root / "builds").string();
+  auto r = testing::run_judge_job(job, std::chrono::minutes(3), {{"KBV_JUDGE_REHEARSAL", "on"}});
+  fs::remove_all(root);
+  ASSERT_EQ(r.verdicts.count("standard"), 1u) << r.process.output_tail;
+  EXPECT_EQ(r.verdicts["standard"].value("outcome", ""), "correct") << r.verdicts["standard"].dump(1).substr(0, 3000);
+}
+
 TEST(JudgeRelease, SaysTheDeviceIsFreeOnlyAfterItsVerdicts) {
   Judged j = judge_with_rehearsal("off");
   ASSERT_EQ(j.result.verdicts.size(), 3u) << j.result.process.output_tail;

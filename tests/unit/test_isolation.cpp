@@ -253,8 +253,13 @@ TEST(Isolation, NothingItStartedRunsOnceItHasEnded) {
   ::close(out[0]);
   ASSERT_NE(std::string(buf).find("started"), std::string::npos) << buf;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  end_sandbox(l);
+  EXPECT_FALSE(l.ended.has_value());
+  const int status = end_sandbox(l);
   auto size_at_end = fs::file_size(log);
+  // It says so (the judge releases the device on it), and says it again without redoing it.
+  EXPECT_EQ(l.ended, std::optional<bool>(true));
+  EXPECT_EQ(end_sandbox(l), status);
+  EXPECT_EQ(l.ended, std::optional<bool>(true));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(fs::file_size(log), size_at_end) << "a process of the sandbox kept writing after it ended";
 }

@@ -103,6 +103,21 @@ TEST(Rehearsal, SaysWhatStoppedItAndStillPutsTheSwitchesBack) {
   EXPECT_EQ(torch_host::read_tf32(), tf32);
 }
 
+// A step that overruns the budget is the last: the rest are skipped, and it says so.
+TEST(Rehearsal, StopsBetweenStepsOnceItsBudgetIsSpent) {
+  runtime();
+  std::string text = kProblem;
+  text += "\nimport time\ntime.sleep(0.3)\n";
+  auto plan = plan_for(write_problem("slow.py", text));
+  plan.budget_seconds = 0.1;
+  int steps = 0;
+  plan.after_step = [&] { ++steps; };
+  auto stopped = rehearse_device_work(plan);
+  ASSERT_TRUE(stopped.has_value());
+  EXPECT_NE(stopped->find("time budget ran out before rehearsal.draws"), std::string::npos) << *stopped;
+  EXPECT_EQ(steps, 1);
+}
+
 TEST(Rehearsal, WantedOnCudaUnlessTurnedOffAndOnTheCpuOnlyWhenAskedFor) {
   const at::Device cpu(at::kCPU), cuda(at::kCUDA, 0);
   ::unsetenv("KBV_JUDGE_REHEARSAL");

@@ -100,9 +100,13 @@ void Judgement::await_build() {
   enter(Stage::build);
   // The import began with the sandbox's hello, however long the judge took to get here.
   const auto started = hello_sent_.value_or(Clock::now());
+  // An answer already waiting came in time, however long the judge's own work (its rehearsal)
+  // kept it from looking: the build limit is the candidate's, and it did not move.
+  if (!import_seen_ && sandbox_->pending()) import_seen_ = Clock::now();
+  const auto deadline = import_seen_ ? std::max(build_deadline_, Clock::now() + std::chrono::seconds(1)) : build_deadline_;
   nlohmann::json reply;
   try {
-    reply = sandbox_->receive("imported", build_deadline_);
+    reply = sandbox_->receive("imported", deadline);
   } catch (const RunnerError& e) {
     if (e.kind == RunnerError::Kind::timeout) {
       sandbox_->stop(2.0);

@@ -132,7 +132,11 @@ std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
   if (sandbox_) sandbox_->stop();
   if (twin_) twin_->stop();
-  runners_gone_ = (!sandbox_ || sandbox_->launched().ended.value_or(false)) && (!twin_ || twin_->launched().ended.value_or(false));
+  // Its end speaks for every process the sandbox started only when they were in its PID namespace
+  // or its cgroup; the twin is kbv's own and starts none.
+  const auto gone = [](const RunnerClient& r) { return r.launched().ended.value_or(false); };
+  const bool contained = sandbox_ && (sandbox_->isolation().pid_namespace || !sandbox_->isolation().cgroup.empty());
+  runners_gone_ = (!sandbox_ || (contained && gone(*sandbox_))) && (!twin_ || gone(*twin_));
   if (!sandbox_tmp_.empty()) {
     // Nothing of a candidate outlives its evaluation on disk.
     auto removed = isolation::remove_tree(sandbox_tmp_);
@@ -379,16 +383,18 @@ bool Judgement::device_work_done() {
   // A runner's process that outlived its end (end_sandbox gave up on it) may still hold the device.
   if (!runners_gone_) return false;
   try {
+    torch_host::synchronize(device_);  // a broken context says so here, before anything is freed
     // What the judge holds of the sandbox's memory (the outputs' allocations it mapped: they
     // outlive the sandbox while mapped) and of its own goes now, not with its exit.
     reader_.reset();
     slots_.clear();
     retired_slots_.clear();
-    compiled_.reset();
-    reference_ = pybind11::object();
-    hidden_ = HiddenTests{};
-    pybind11::module_::import("gc").attr("collect")();
-    torch_host::synchronize(device_);
+    if (python_) {  // a build-only judge, or one that ended early, never started its interpreter
+      compiled_.reset();
+      reference_ = pybind11::object();
+      hidden_ = HiddenTests{};
+      pybind11::module_::import("gc").attr("collect")();
+    }
     torch_host::free_cached_memory(device_);
     return true;
   } catch (const std::exception&) {
@@ -434,13 +440,7 @@ bool Judgement::shared_stages() {
     return false;
   }
   // The sandbox is importing the candidate now: the judge's own first-use costs go in that wait.
-  if (rehearsal_wanted(device_)) {
-    const auto began = Clock::now();
-    profile::timed("shared.rehearsal", [&] { rehearse(); });
-    // The judge's own time is not the candidate's: its build limit moves by as much.
-    build_deadline_ += Clock::now() - began;
-    if (watchdog_) watchdog_->arm(std::max(build_deadline_, run_deadline_));
-  }
+  if (rehearsal_wanted(device_)) profile::timed("shared.rehearsal", [&] { rehearse(); });
   profile::timed("shared.await_build", [&] { await_build(); });
   return true;
 }

@@ -180,6 +180,9 @@ void RunnerClient::stop(double grace_seconds) {
     while (alive() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   isolation::end_sandbox(launched_);
+  // What it sent and nobody read goes with the judge's end of the channel: file descriptors passed
+  // in it (its device files among them) would keep its CUDA context alive as long as they wait.
+  if (const int fd = channel_.release(); fd >= 0) ::close(fd);
 }
 
 }  // namespace kbv::judge

@@ -99,6 +99,26 @@ TEST(JudgeRelease, SaysTheDeviceIsFreeOnlyAfterItsVerdicts) {
   Judged j = judge_with_rehearsal("off");
   ASSERT_EQ(j.result.verdicts.size(), 3u) << j.result.process.output_tail;
   EXPECT_EQ(j.result.verdicts_before_released, 3) << "released before its verdicts, or never";
+  EXPECT_TRUE(j.result.process.exited && j.result.process.exit_code == 0) << j.result.process.describe();
+}
+
+// A build-only judge (kbv run's build phase) never starts its interpreter: letting go of its
+// device memory must not touch Python, and it exits as cleanly as the others.
+TEST(JudgeRelease, ABuildOnlyJudgeLetsGoWithoutPythonAndExitsCleanly) {
+  fs::path root = fs::temp_directory_path() / ("kbv-release-build-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  WorkerJob job;
+  job.problem_path = testing::example_problem("7_Swish.py");
+  job.candidate_path = fixture("swish_torch.py");
+  job.protocol = "standard";
+  job.device = "cpu";
+  job.build_only = true;
+  job.build_root = (root / "builds").string();
+  auto r = testing::run_judge_job(job, std::chrono::minutes(3));
+  fs::remove_all(root);
+  ASSERT_EQ(r.verdicts.size(), 1u) << r.process.output_tail;
+  EXPECT_TRUE(r.process.exited && r.process.exit_code == 0) << r.process.describe() << "\n" << r.process.output_tail;
+  EXPECT_EQ(r.verdicts_before_released, 1) << "no word that the device is free";
 }
 
 }  // namespace

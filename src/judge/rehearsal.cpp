@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include <pybind11/pybind11.h>

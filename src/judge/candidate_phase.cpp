@@ -96,13 +96,17 @@ void Judgement::add_sandbox_profile(const nlohmann::json& reply) {
     if (auto it = reply["profile"].find(step); it != reply["profile"].end() && it->is_number()) profile::add(step, it->get<double>());
 }
 
+void Judgement::note_waiting_answer() {
+  if (!import_seen_ && sandbox_ && sandbox_->pending()) import_seen_ = Clock::now();
+}
+
 void Judgement::await_build() {
   enter(Stage::build);
   // The import began with the sandbox's hello, however long the judge took to get here.
   const auto started = hello_sent_.value_or(Clock::now());
   // An answer already waiting came in time, however long the judge's own work (its rehearsal)
   // kept it from looking: the build limit is the candidate's, and it did not move.
-  if (!import_seen_ && sandbox_->pending()) import_seen_ = Clock::now();
+  note_waiting_answer();
   const auto deadline = import_seen_ ? std::max(build_deadline_, Clock::now() + std::chrono::seconds(1)) : build_deadline_;
   nlohmann::json reply;
   try {

@@ -131,6 +131,8 @@ class Judgement {
 
   // candidate_phase.cpp
   void await_build();
+  // The sandbox's answer to its job is waiting: note when the judge first saw it (import_seen_).
+  void note_waiting_answer();
   void take_timing_rounds(const TimingDraft& rounds);
   void add_sandbox_profile(const nlohmann::json& reply);
   void construct_candidate();

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<kbv::Verdict> verdicts;
-  kbv::judge::Judgement* finished = nullptr;  // run() returned: its sandbox and twin have ended
+  kbv::judge::Judgement* finished = nullptr;  // run() returned: it has stopped its sandbox and twin
   try {
     // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
     // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).

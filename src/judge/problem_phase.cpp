@@ -100,9 +100,7 @@ void Judgement::rehearse() {
   RehearsalPlan plan{job_.problem_path, job_.size == "small", device_, precision_, {}, kModelSeed};
   for (const auto& name : job_protocols(job_)) plan.protocols.push_back(&protocol_by_name(name));
   // The sandbox's answer seen between steps: when its import ended, for the verdict's build time.
-  plan.after_step = [this] {
-    if (!import_seen_ && sandbox_ && sandbox_->pending()) import_seen_ = Clock::now();
-  };
+  plan.after_step = [this] { note_waiting_answer(); };
   // What stopped it goes to the profile alone: the real stages meet it again and report it.
   if (rehearse_device_work(plan)) profile::add("shared.rehearsal_stopped", 0.0);
 }

@@ -17,6 +17,7 @@
 #include "judge/profile.hpp"
 #include "torch_host/backend_state.hpp"
 #include "torch_host/device.hpp"
+#include "torch_host/forward.hpp"
 #include "torch_host/models.hpp"
 #include "torch_host/python_runtime.hpp"
 
@@ -56,12 +57,6 @@ ArgList prefixes(const ArgList& args) {
   ArgList out = args;
   for (auto& a : out)
     if (a.is_tensor) a.tensor = prefix(a.tensor);
-  return out;
-}
-
-std::vector<at::Tensor> tensors_of(const ArgList& args) {
-  std::vector<at::Tensor> out;
-  for (const auto& a : args) out.push_back(a.is_tensor ? a.tensor : at::Tensor());
   return out;
 }
 
@@ -137,7 +132,7 @@ void rehearse(const RehearsalPlan& plan) {
       trivial_pass(out, few, tol, p->nan_pattern_must_match);
       if (p->integrity_checks) {
         find_late_writes(snapshot_outputs(out), snapshot_outputs(out));
-        find_input_mutation(few, tensors_of(few));
+        find_input_mutation(few, torch_host::argument_tensors(few));
       }
     }
     torch_host::synchronize(plan.device);

@@ -153,10 +153,7 @@ std::vector<at::Tensor> CandidateHost::forward(std::uint32_t slot) {
 }
 
 std::vector<at::Tensor> CandidateHost::slot_tensors(std::uint32_t slot) const {
-  std::vector<at::Tensor> out;
-  if (!has_slot(slot)) return out;
-  for (const auto& a : *slots_[slot]) out.push_back(a.is_tensor ? a.tensor : at::Tensor());
-  return out;
+  return has_slot(slot) ? torch_host::argument_tensors(*slots_[slot]) : std::vector<at::Tensor>{};
 }
 
 }  // namespace kbv::sandbox

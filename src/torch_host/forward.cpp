@@ -66,6 +66,12 @@ ArgList clone_args(const ArgList& args) {
   return out;
 }
 
+std::vector<at::Tensor> argument_tensors(const ArgList& args) {
+  std::vector<at::Tensor> out;
+  for (const auto& a : args) out.push_back(a.is_tensor ? a.tensor : at::Tensor());
+  return out;
+}
+
 std::int64_t args_bytes(const ArgList& args) {
   std::int64_t total = 0;
   for (const auto& a : args)

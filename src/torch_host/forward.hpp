@@ -23,6 +23,9 @@ ArgList args_from_python(const pybind11::handle& inputs);
 // A deep copy: every tensor cloned (same strides), other values shared.
 ArgList clone_args(const ArgList& args);
 
+// One tensor per argument, in order: undefined for non-tensor arguments.
+std::vector<at::Tensor> argument_tensors(const ArgList& args);
+
 // Bytes held by the tensors of `args`.
 std::int64_t args_bytes(const ArgList& args);
 

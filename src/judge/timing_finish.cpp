@@ -28,6 +28,24 @@ bool warm_round_stable(const std::vector<double>& previous, const std::vector<do
   return true;
 }
 
+bool WarmupStability::add(const std::vector<double>& samples) {
+  stable_samples_ = warm_round_stable(last_samples_, samples) ? stable_samples_ + 1 : 0;
+  last_samples_ = samples;
+  window_.push_back(samples);
+  if (window_.size() > static_cast<std::size_t>(kWarmWindow)) window_.erase(window_.begin());
+  if (window_.size() == static_cast<std::size_t>(kWarmWindow)) {
+    std::vector<double> medians;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      std::vector<double> column;
+      for (const auto& round : window_) column.push_back(i < round.size() ? round[i] : 0.0);
+      medians.push_back(median_of(std::move(column)));
+    }
+    stable_medians_ = warm_round_stable(last_medians_, medians) ? stable_medians_ + 1 : 0;
+    last_medians_ = std::move(medians);
+  }
+  return stable_samples_ >= kWarmStableRounds || stable_medians_ >= kWarmStableRounds;
+}
+
 double median_of(std::vector<double> v) { return v.empty() ? 0 : stats::quantile(v, 0.5); }
 
 bool below_hop(const std::vector<double>& candidate, double hop, bool cuda) {

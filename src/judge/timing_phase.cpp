@@ -369,9 +369,7 @@ void Judgement::measure_time() {
   };
   int unfrozen_rounds = 0;
   int checked = 0, warm_rounds = 0;
-  // Warm-up's own record: the samples of its last round, and how many rounds in a row were stable.
-  std::vector<double> last_warm_samples;
-  int stable_rounds = 0;
+  WarmupStability warm_stability;
   auto warm_start = SteadyClock::now();
   SteadyClock::time_point start;
   stats::StopDecision decision = stats::StopDecision::keep_going;
@@ -414,8 +412,7 @@ void Judgement::measure_time() {
       for (auto& r : raw) r.clear();
       warming = true;
       warm_start = SteadyClock::now();
-      stable_rounds = 0;
-      last_warm_samples.clear();
+      warm_stability.reset();
       continue;
     }
     if (warming) {
@@ -423,9 +420,8 @@ void Judgement::measure_time() {
       double warm = std::chrono::duration<double>(SteadyClock::now() - warm_start).count();
       std::vector<double> warm_samples;
       for (const auto& rs : round_samples) warm_samples.push_back(rs.ms);
-      stable_rounds = warm_round_stable(last_warm_samples, warm_samples) ? stable_rounds + 1 : 0;
-      last_warm_samples = std::move(warm_samples);
-      if (warm_rounds >= 3 && (warm >= options.warmup_seconds || stable_rounds >= kWarmStableRounds || warm_rounds >= 1000)) {
+      const bool stable = warm_stability.add(warm_samples);
+      if (warm_rounds >= 3 && (warm >= options.warmup_seconds || stable || warm_rounds >= 1000)) {
         warming = false;
         start = SteadyClock::now();
         profile::add("timing.warmup", warm);

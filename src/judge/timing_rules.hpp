@@ -31,6 +31,22 @@ inline constexpr auto kGateTimeout = std::chrono::milliseconds(250);
 inline constexpr int kWarmStableRounds = 2;
 inline constexpr double kWarmStableRel = 0.10;
 bool warm_round_stable(const std::vector<double>& previous, const std::vector<double>& current);
+// Where samples jitter by more than the band (a loaded CPU, a kernel whose time varies), one
+// stray sample in any callable breaks the run above: the same test on each callable's median of
+// its last kWarmWindow samples passes spikes and still sees a first call's slowness or a drift.
+inline constexpr int kWarmWindow = 3;
+class WarmupStability {
+ public:
+  // One warm-up round's samples, one per callable in a fixed order: true once warm-up may end
+  // (the samples, or their rolling medians, stable kWarmStableRounds rounds in a row).
+  bool add(const std::vector<double>& samples);
+  void reset() { *this = WarmupStability{}; }
+
+ private:
+  std::vector<std::vector<double>> window_;  // the last kWarmWindow rounds' samples
+  std::vector<double> last_samples_, last_medians_;
+  int stable_samples_ = 0, stable_medians_ = 0;
+};
 // A sample with the hop taken out. The floor, 2 us, is about the shortest a kernel launch lasts
 // on the GPU: a call cannot be credited with less, however close to the hop it lands (a call
 // with no kernel stalled to just above the hop would otherwise be a 10^5-fold speedup).

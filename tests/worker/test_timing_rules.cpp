@@ -1,6 +1,9 @@
 // The timing phase's warm-up rule (judge/timing_rules.hpp): a round is stable when every
-// callable's sample is within kWarmStableRel of its sample the round before.
+// callable's sample is within kWarmStableRel of its sample the round before, or of its rolling
+// median's the round before (WarmupStability).
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "judge/timing_rules.hpp"
 
@@ -24,6 +27,57 @@ TEST(WarmRoundStable, NoEarlierRoundOrNoTimeIsNotStable) {
   EXPECT_FALSE(warm_round_stable({1.0}, {1.0, 0.3}));
   EXPECT_FALSE(warm_round_stable({0.0, 0.3}, {0.0, 0.3}));
   EXPECT_FALSE(warm_round_stable({}, {}));
+}
+
+// Feeds `rounds` to a fresh WarmupStability: the 1-based round it first says warm-up may end, or 0.
+int warm_up_ends_at(const std::vector<std::vector<double>>& rounds) {
+  WarmupStability rule;
+  for (std::size_t r = 0; r < rounds.size(); ++r)
+    if (rule.add(rounds[r])) return static_cast<int>(r + 1);
+  return 0;
+}
+
+TEST(WarmupStability, StableSamplesEndItAfterTwoStableRounds) {
+  // The first call is slow; rounds 2-4 agree: rounds 3 and 4 are stable against the round before.
+  EXPECT_EQ(warm_up_ends_at({{12.0, 0.30}, {1.0, 0.30}, {1.02, 0.30}, {1.01, 0.31}}), 4);
+}
+
+TEST(WarmupStability, SpikesInEveryOtherRoundStillEndIt) {
+  // A loaded CPU: every round one callable's sample is 3-10x off (each callable's in one round of
+  // three), so no two rounds in a row agree; the rolling median of three does not see a lone
+  // spike (a CI run of the timing-rounds test went on for 594 rounds without it).
+  std::vector<std::vector<double>> rounds = {{5.0, 3.0, 2.0}};
+  for (int r = 0; r < 30; ++r) {
+    std::vector<double> round = {1.0, 0.3, 0.25};
+    round[r % 3] *= (r % 2) ? 3 : 10;
+    rounds.push_back(round);
+  }
+  const int ends = warm_up_ends_at(rounds);
+  EXPECT_GT(ends, 0);
+  EXPECT_LE(ends, 8);
+  // Without the medians: each round differs from the one before in two callables.
+  int raw_stable = 0;
+  for (std::size_t r = 1; r < rounds.size(); ++r) raw_stable += warm_round_stable(rounds[r - 1], rounds[r]);
+  EXPECT_EQ(raw_stable, 0);
+}
+
+TEST(WarmupStability, ASlowStartOrADriftDoesNotEndIt) {
+  // Two slow first rounds (a handle, then a tuning pass): the first windows' medians are slow.
+  EXPECT_EQ(warm_up_ends_at({{12.0, 0.3}, {9.0, 0.3}, {1.0, 0.3}, {1.0, 0.3}}), 0);
+  // A callable whose time keeps falling by 15% a round, the other jittering by 12%.
+  std::vector<std::vector<double>> drifting;
+  double t = 10;
+  for (int r = 0; r < 20; ++r, t *= 0.85) drifting.push_back({t, r % 2 ? 0.3 : 0.3 * 1.12});
+  EXPECT_EQ(warm_up_ends_at(drifting), 0);
+}
+
+TEST(WarmupStability, ResetForgetsEveryEarlierRound) {
+  WarmupStability rule;
+  for (int r = 0; r < 2; ++r) EXPECT_FALSE(rule.add({1.0, 0.3}));
+  rule.reset();
+  EXPECT_FALSE(rule.add({1.0, 0.3}));
+  EXPECT_FALSE(rule.add({1.0, 0.3}));
+  EXPECT_TRUE(rule.add({1.0, 0.3}));
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Provenance, kbv_version, git_com
                                                 cuda_version, python_version, hostname, started_at,
                                                 argv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExtensionBuild, requested_name, unique_name,
-                                                build_dir, seconds, cuda, extension_h_left_out)
+                                                build_dir, seconds, cuda, extension_h_left_out,
+                                                lean_prelude)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BuildResult, seconds, build_dir, log_path, log_tail,
                                                 extensions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NumericsCheck, factor, candidate_max_abs_err, eager_max_abs_err,

@@ -64,6 +64,8 @@ struct ExtensionBuild {
   bool cuda = false;
   // Its CUDA source compiled without its own #include <torch/extension.h> (sandbox/build_hooks).
   bool extension_h_left_out = false;
+  // ... and with torch/types.h less the operators it does not name (the lean prelude).
+  bool lean_prelude = false;
 };
 
 struct BuildResult {

@@ -52,6 +52,118 @@ def _without_extension_h(sources):
     drop = lambda s: _TORCH_EXTENSION_H.sub("// kbv: torch/extension.h left out here (torch/types.h is above)", s)
     return drop(sources) if isinstance(sources, str) else [drop(str(s)) for s in sources]
 
+# A step further for a source that needs nothing beyond torch/types.h: types.h is all of ATen,
+# every one of ~2,500 operators' declarations (ATen/Functions.h); parsing it is most of what
+# nvcc's three front ends spend. The lean prelude is torch/types.h as this torch writes it, with
+# the same headers in the same order, less three: ATen/Functions.h and ATen/NativeFunctions.h give
+# way to the per-operator headers of every operator whose name (or a name it begins, such as
+# add_out's add) the source spells, and to Functions.h's own inline overloads (at::var(t, int)
+# would otherwise bind to var(t, bool unbiased)); torch/library.h (operator registration) goes.
+# So every name the source spells has every overload it has under the full header, and a name it
+# needs but does not spell fails to compile, and the source is compiled again with torch/types.h.
+_FULL_HEADER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:ATen/ATen\.h|ATen/Functions\.h|ATen/NativeFunctions\.h'
+                          r'|torch/(?:types|torch|all|extension|library)\.h)[>"]', re.M)
+# What the lean prelude leaves out besides operators: torch/library.h's names and macros, the
+# native implementations' namespace, the raw operator handles (at::_ops::add_Tensor).
+_NEEDS_WHOLE_ATEN = re.compile(r"\b(?:TORCH_LIBRARY\w*|Library|CppFunction|dispatch|schema|class_|native|_ops"
+                               r"|RegisterOperators|OperatorHandle|Dispatcher)\b")
+_NOT_LEAN = "kbv-cuda-not-lean"  # in an extension's build folder: its lean compile failed once
+_LEAN_MARK = "// kbv: torch/types.h without the operators this source does not name (lean prelude)"
+
+def _includes(text):
+    return re.findall(r'^[ \t]*#[ \t]*include[ \t]*<([^>]+)>', text, re.M)
+
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+# torch/types.h's own includes after ATen/ATen.h, less torch/library.h.
+_TYPES_H_REST = ["optional", "torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h"]
+_lean_parts = None
+
+def _lean_torch():
+    # (headers, inline overloads, operator names, torch namespace block) of this torch, read from
+    # its own headers once; None where they are not laid out as this was written for.
+    global _lean_parts
+    if _lean_parts is not None:
+        return _lean_parts or None
+    _lean_parts = False
+    try:
+        import torch
+        inc = os.path.join(os.path.dirname(torch.__file__), "include")
+        types_h = _read(os.path.join(inc, "torch/csrc/api/include/torch/types.h"))
+        if _includes(types_h) != ["ATen/ATen.h"] + _TYPES_H_REST + ["torch/library.h"]:
+            return None
+        ns = re.search(r"^namespace torch \{\n(.*?)^\} // namespace torch", types_h, re.M | re.S)
+        ops = {f[:-len("_ops.h")] for f in os.listdir(os.path.join(inc, "ATen/ops")) if f.endswith("_ops.h")}
+        headers, overloads = [], ""
+        for h in _includes(_read(os.path.join(inc, "ATen/ATen.h"))):
+            if h not in ("ATen/Functions.h", "ATen/NativeFunctions.h"):
+                headers.append(h)
+                continue
+            text = _read(os.path.join(inc, h))
+            # Their own headers, less the generated per-operator ones (X.h and X_native.h of an
+            # operator X; hand-written ones, such as ATen/ops/from_blob.h, have no X_ops.h and stay).
+            generated = lambda i: i.startswith("ATen/ops/") and re.sub(r"(_native)?\.h$", "", i[len("ATen/ops/"):]) in ops
+            headers += [i for i in _includes(text) if not generated(i)]
+            if h == "ATen/Functions.h":
+                body = text[text.rfind("#include"):]
+                body = body[body.index("\n") + 1:]
+                end = body.rfind("\n#else")
+                overloads = body[:end if end >= 0 else len(body)]
+                if "#" in overloads:
+                    return None
+        if ns is None or not overloads.strip():
+            return None
+        _lean_parts = (list(dict.fromkeys(headers)), overloads, ops, ns.group(1))
+    except (OSError, ValueError, ImportError):
+        return None
+    return _lean_parts
+
+def _named_operators(text, ops):
+    names = set()
+    for word in set(re.findall(r"\b[A-Za-z_]\w*", text)):
+        for i in range(1, len(word) + 1):
+            if (i == len(word) or word[i] == "_") and word[:i] in ops:
+                names.add(word[:i])
+    return sorted(names)
+
+def _lean_prelude(sources):
+    # The lean prelude and the source below it (its own extension.h line a comment), or None.
+    parts = _lean_torch()
+    if parts is None:
+        return None
+    text = _sources_text(sources)
+    if _BEYOND_TYPES_H.search(text) or _tests_header_macros(text) or _NEEDS_WHOLE_ATEN.search(text):
+        return None
+    body = _without_extension_h(sources) if _TORCH_EXTENSION_H.search(text) else sources
+    if body is None or _FULL_HEADER.search(_sources_text(body)):
+        return None
+    headers, overloads, ops, namespace = parts
+    lines = [_LEAN_MARK, "#ifndef AT_PER_OPERATOR_HEADERS", "#define AT_PER_OPERATOR_HEADERS", "#endif"]
+    lines += [f"#include <{h}>" for h in headers]
+    lines += [f"#include <ATen/ops/{op}.h>" for op in _named_operators(text + overloads, ops)]
+    lines.append(overloads.strip("\n"))
+    lines += [f"#include <{h}>" for h in _TYPES_H_REST]
+    lines += ["namespace torch {", namespace.rstrip("\n"), "} // namespace torch", "#include <cuda.h>", "#include <cuda_runtime.h>"]
+    prelude = "\n".join(lines)
+    return [prelude] + ([body] if isinstance(body, str) else [str(s) for s in body])
+
+def _cuda_attempts(a, inline, build_dir):
+    # The ways to try a load_inline CUDA source before as written, leanest first, each with the
+    # marker its failure leaves: lean prelude, then torch/types.h without its extension.h line.
+    if not inline or a.get("no_implicit_headers") or a.get("sycl_sources"):
+        return []
+    done = lambda marker: os.path.exists(os.path.join(build_dir, marker))
+    if done(_AS_WRITTEN):
+        return []
+    out = []
+    if _LEAN and not done(_NOT_LEAN) and _lean_prelude(a.get("cuda_sources")) is not None:
+        out.append(("lean", _NOT_LEAN))
+    if _without_extension_h(a.get("cuda_sources")) is not None:
+        out.append(("slim", _AS_WRITTEN))
+    return out
+
 def _only_cuda_failed(log_path, offset):
     # ninja's account of the attempt (torch runs it verbose, into the log): the CUDA source's
     # compile failed and nothing else did. A main.cpp or link failure would fail as written too.
@@ -109,7 +221,11 @@ def _exclusive(build_dir):
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 
+_LEAN = True
+
 def install(cfg, records):
+    global _LEAN
+    _LEAN = cfg["lean_prelude"]
     os.makedirs(cfg["build_dir"], exist_ok=True)
     os.environ["TORCH_EXTENSIONS_DIR"] = cfg["build_dir"]
     if cfg["cuda_arch"]:
@@ -125,8 +241,8 @@ def install(cfg, records):
             text = text_of(a)
             is_cuda = bool(a.get("with_cuda")) or bool(a.get("cuda_sources")) or any(
                 str(s).endswith((".cu", ".cuh")) for s in (a.get("sources") or []))
-            record = {"requested_name": requested, "unique_name": requested,
-                      "build_dir": "", "seconds": 0.0, "cuda": is_cuda, "failed": False, "cuda_slim": False}
+            record = {"requested_name": requested, "unique_name": requested, "build_dir": "", "seconds": 0.0,
+                      "cuda": is_cuda, "failed": False, "cuda_slim": False, "cuda_lean": False}
             records.append(record)
             if is_cuda and not cfg["device_is_cuda"]:
                 record["failed"] = True
@@ -152,19 +268,26 @@ def install(cfg, records):
             start = time.monotonic()
             try:
                 with _exclusive(build_dir), _into_log(cfg["log_path"]):
-                    slim = None
-                    if inline and not a.get("no_implicit_headers") and not os.path.exists(os.path.join(build_dir, _AS_WRITTEN)):
-                        slim = _without_extension_h(a.get("cuda_sources"))
-                    record["cuda_slim"] = slim is not None
-                    if slim is not None:
+                    passed_cuda = a.get("cuda_sources")
+                    for level, marker in _cuda_attempts(a, inline, build_dir):
+                        record["cuda_lean"] = level == "lean"
+                        record["cuda_slim"] = level == "slim" or bool(_TORCH_EXTENSION_H.search(_sources_text(passed_cuda)))
                         # load_inline appends to the lists it is given (its includes, the
-                        # bindings of `functions`, link flags): the slim attempt gets copies, so
-                        # a retry starts from what the candidate passed.
+                        # bindings of `functions`, link flags): the attempt gets copies, so a
+                        # retry starts from what the candidate passed.
                         passed = dict(a)
                         for key, value in passed.items():
                             if isinstance(value, list):
                                 a[key] = list(value)
-                        a["cuda_sources"] = slim
+                        if level == "lean":
+                            # load_inline's own implicit headers, less torch/types.h: main.cpp
+                            # is as it would be.
+                            a["cuda_sources"] = _lean_prelude(passed.get("cuda_sources"))
+                            cpp = passed.get("cpp_sources")
+                            a["cpp_sources"] = ["#include <torch/extension.h>"] + ([cpp] if isinstance(cpp, str) else list(cpp or []))
+                            a["no_implicit_headers"] = True
+                        else:
+                            a["cuda_sources"] = _without_extension_h(passed.get("cuda_sources"))
                         versions = _ext.JIT_EXTENSION_VERSIONER.entries.get(unique)
                         log_offset = os.path.getsize(cfg["log_path"]) if os.path.exists(cfg["log_path"]) else 0
                         try:
@@ -173,16 +296,19 @@ def install(cfg, records):
                             if "Error building extension" not in str(e) or not _only_cuda_failed(cfg["log_path"], log_offset):
                                 raise
                         # Remembered, so that the evaluation's import (and any later one) builds
-                        # nothing again: it compiles as written from the start.
+                        # nothing again: it starts from the attempt after this one.
                         with contextlib.suppress(OSError):
-                            open(os.path.join(build_dir, _AS_WRITTEN), "w").close()
-                        print(f"kbv: the CUDA source of '{requested}' did not compile without its "
-                              "#include <torch/extension.h>; compiling it as written", flush=True)
+                            open(os.path.join(build_dir, marker), "w").close()
+                        print(f"kbv: the CUDA source of '{requested}' did not compile " +
+                              ("with kbv's lean torch/types.h; compiling it with torch/types.h" if level == "lean" else
+                               "without its #include <torch/extension.h>; compiling it as written"), flush=True)
+                        for key in [k for k in a if k not in passed]:
+                            del a[key]
                         a.update(passed)
-                        record["cuda_slim"] = False
-                        # torch's versioner as before the slim attempt: the same module name (or
+                        record["cuda_slim"] = record["cuda_lean"] = False
+                        # torch's versioner as before the attempt: the same module name (or
                         # the same "_v1" a second call of one name gets) as without it, which
-                        # the evaluation's import, as written at once, must find.
+                        # the evaluation's import, from the same attempt at once, must find.
                         if versions is None:
                             _ext.JIT_EXTENSION_VERSIONER.entries.pop(unique, None)
                         else:
@@ -245,6 +371,7 @@ BuildHooks::BuildHooks(const BuildHookConfig& config) {
   cfg["device_free"] = config.device_free;
   cfg["cuda_arch"] = config.cuda_arch;
   cfg["torch_pch"] = config.torch_pch;
+  cfg["lean_prelude"] = config.lean_prelude;
   needs_cuda_type() = scope["install"](cfg, records_);
 }
 
@@ -259,6 +386,7 @@ std::vector<ExtensionBuild> BuildHooks::extensions() const {
     e.seconds = r["seconds"].cast<double>();
     e.cuda = r["cuda"].cast<bool>();
     e.extension_h_left_out = r["cuda_slim"].cast<bool>();
+    e.lean_prelude = r["cuda_lean"].cast<bool>();
     out.push_back(e);
   }
   return out;

@@ -9,8 +9,9 @@
 //  - searches the judge's precompiled torch/extension.h first (always the same flags, so whether
 //    the PCH exists never changes torch's rebuild decision);
 //  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing;
-//  - compiles a load_inline CUDA source without its own #include <torch/extension.h> where that
-//    compiles (half of nvcc's work; load_inline's torch/types.h stays), else as written.
+//  - compiles a load_inline CUDA source with a lean torch/types.h (only the operators it names)
+//    where that compiles, else without its own #include <torch/extension.h> (half of nvcc's work;
+//    load_inline's torch/types.h stays), else as written.
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct BuildHookConfig {
   bool device_free = false;    // built without the GPU (kbv run --overlap-builds)
   std::string cuda_arch;       // "9.0"; empty leaves TORCH_CUDA_ARCH_LIST alone
   std::string torch_pch;       // the judge's precompiled torch/extension.h folder (judge/torch_pch.hpp)
+  bool lean_prelude = true;    // try the lean torch/types.h first (off: tests of the steps after it)
 };
 
 class BuildHooks {

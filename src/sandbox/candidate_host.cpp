@@ -27,7 +27,7 @@ nlohmann::json extensions_json(const BuildHooks& hooks) {
   for (const auto& e : hooks.extensions())
     out.push_back({{"requested_name", e.requested_name}, {"unique_name", e.unique_name}, {"build_dir", e.build_dir},
                    {"seconds", e.seconds}, {"cuda", e.cuda},
-                   {"extension_h_left_out", e.extension_h_left_out}});
+                   {"extension_h_left_out", e.extension_h_left_out}, {"lean_prelude", e.lean_prelude}});
   return out;
 }
 

@@ -3,8 +3,10 @@
 // fails, as written, exactly as torch alone would build it. torch's load_inline is replaced by a
 // stand-in that behaves as torch does where it matters here (it appends to the lists it is
 // given, versions a name whose sources change, logs ninja's FAILED lines) and fails to compile a
-// CUDA source marked NEEDS_FULL_HEADER without the header: no compiler runs, so every case of the
-// red-team review of this hook (session 14) is a test of milliseconds.
+// CUDA source marked NEEDS_FULL_HEADER without the header, and one marked NEEDS_TYPES_H with the
+// lean prelude: no compiler runs, so every case of the red-team reviews of this hook (sessions 14
+// and 17) is a test of milliseconds. BuildHooksTest tests the step without the header's line
+// alone (the lean prelude off), LeanPreludeTest the lean prelude before it.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -41,7 +43,8 @@ def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cfla
                 no_implicit_headers=False):
     if isinstance(cpp_sources, str):
         cpp_sources = [cpp_sources]
-    cpp_sources.insert(0, "#include <torch/extension.h>")   # as torch does, into the caller's list
+    if not no_implicit_headers:
+        cpp_sources.insert(0, "#include <torch/extension.h>")   # as torch does, into the caller's list
     if functions:
         cpp_sources.append("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}")
     cu = cuda_sources if isinstance(cuda_sources, str) else "\n".join(cuda_sources or [])
@@ -54,12 +57,14 @@ def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cfla
     if isinstance(extra_ldflags, list):
         extra_ldflags.append("-ltorch")                      # as torch's _prepare_ldflags does
     built = name if version == 0 else f"{name}_v{version}"
-    calls.append({"name": built, "cuda": cu, "cpp": list(cpp_sources), "ldflags": list(extra_ldflags or [])})
+    calls.append({"name": built, "cuda": cu, "cpp": list(cpp_sources), "ldflags": list(extra_ldflags or []),
+                  "no_implicit_headers": no_implicit_headers})
     slim = "#include <torch/extension.h>" not in cu
+    lean = "(lean prelude)" in cu
     if "MAIN_FAILS" in cu:
         print("FAILED: [code=1] main.o", flush=True)
         raise RuntimeError(f"Error building extension '{built}'")
-    if "BROKEN" in cu or (slim and "NEEDS_FULL_HEADER" in cu):
+    if "BROKEN" in cu or (slim and "NEEDS_FULL_HEADER" in cu) or (lean and "NEEDS_TYPES_H" in cu):
         print("FAILED: [code=2] cuda.cuda.o", flush=True)
         raise RuntimeError(f"Error building extension '{built}'")
     return types.SimpleNamespace(built=built)
@@ -72,6 +77,7 @@ def reset():
 
 class BuildHooksTest : public ::testing::Test {
  protected:
+  virtual bool lean() const { return false; }
   void SetUp() override {
     runtime();
     root_ = fs::temp_directory_path() / ("kbv-build-hooks-" + std::to_string(::getpid()) + "-" +
@@ -81,7 +87,7 @@ class BuildHooksTest : public ::testing::Test {
     stand_in_ = py::module_::import("types").attr("ModuleType")("kbv_stand_in");
     py::exec(kStandIn, stand_in_.attr("__dict__"));
     stand_in_.attr("reset")();
-    BuildHookConfig config{(root_ / "entry").string(), "0123456789abcdef0123", (root_ / "build.log").string(), true, false, "", ""};
+    BuildHookConfig config{(root_ / "entry").string(), "0123456789abcdef0123", (root_ / "build.log").string(), true, false, "", "", lean()};
     hooks_.emplace(config);  // wraps the stand-in
   }
   void TearDown() override {
@@ -98,9 +104,9 @@ class BuildHooksTest : public ::testing::Test {
   }
   py::list calls() { return stand_in_.attr("calls"); }
   std::string call(std::size_t i, const char* field) { return py::str(calls()[i][field]).cast<std::string>(); }
-  bool marker_present() const {
+  bool marker_present(const char* name = "kbv-cuda-as-written") const {
     for (const auto& e : fs::recursive_directory_iterator(root_))
-      if (e.path().filename() == "kbv-cuda-as-written") return true;
+      if (e.path().filename() == name) return true;
     return false;
   }
 
@@ -209,6 +215,134 @@ TEST_F(BuildHooksTest, NoImplicitHeadersAndSourcesWithoutTheHeaderAreLeftAlone) 
   EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos);
   EXPECT_EQ(call(1, "cuda"), "#include <torch/types.h>\n");
   EXPECT_FALSE(hooks_->extensions()[0].extension_h_left_out);
+}
+
+class LeanPreludeTest : public BuildHooksTest {
+ protected:
+  bool lean() const override { return true; }
+  static bool is_lean(const std::string& cu) { return cu.find("(lean prelude)") != std::string::npos; }
+  static bool includes(const std::string& cu, const std::string& header) {
+    return cu.find("#include <" + header + ">") != std::string::npos;
+  }
+};
+
+constexpr const char* kKernelSource =
+    "#include <torch/extension.h>\\n#include <ATen/cuda/CUDAContext.h>\\n"
+    "torch::Tensor f(torch::Tensor x) { auto y = torch::empty_like(x); at::add_out(y, x, x); return at::relu(y); }\\n";
+
+// torch/types.h less ATen/Functions.h, NativeFunctions.h and library.h, with the operators the
+// source names: every overload of each (add_out's from add.h), Functions.h's own overloads, the
+// torch namespace as types.h writes it; main.cpp exactly as load_inline writes it.
+TEST_F(LeanPreludeTest, ACudaSourceGetsTorchTypesHLessTheOperatorsItDoesNotName) {
+  run(std::string("load_inline(name='e', cpp_sources='torch::Tensor f(torch::Tensor x);', cuda_sources='") + kKernelSource +
+      "', functions=['f'])");
+  ASSERT_EQ(calls().size(), 1u);
+  const std::string cu = call(0, "cuda");
+  ASSERT_TRUE(is_lean(cu)) << cu;
+  for (const char* op : {"ATen/ops/empty_like.h", "ATen/ops/add.h", "ATen/ops/relu.h", "ATen/ops/var.h",
+                         "torch/csrc/autograd/generated/variable_factories.h", "ATen/Dispatch.h", "ATen/TensorOperators.h",
+                         "ATen/ops/from_blob.h", "cuda_runtime.h"})
+    EXPECT_TRUE(includes(cu, op)) << op;
+  for (const char* whole : {"torch/types.h", "ATen/ATen.h", "ATen/Functions.h", "ATen/NativeFunctions.h", "torch/library.h",
+                            "torch/extension.h", "ATen/ops/mul.h", "ATen/ops/relu_native.h"})
+    EXPECT_FALSE(includes(cu, whole)) << whole;
+  EXPECT_NE(cu.find("inline Tensor var(const Tensor& self, int dim)"), std::string::npos)
+      << "at::var(t, 1) would bind to var(t, bool unbiased) without Functions.h's own overload";
+  EXPECT_NE(cu.find("constexpr auto kFloat32 = at::kFloat;"), std::string::npos);
+  EXPECT_NE(cu.find("AT_PER_OPERATOR_HEADERS"), std::string::npos);
+  EXPECT_TRUE(calls()[0]["no_implicit_headers"].cast<bool>());
+  py::list cpp = calls()[0]["cpp"];
+  ASSERT_GE(py::len(cpp), 2u);
+  EXPECT_EQ(py::str(cpp[0]).cast<std::string>(), "#include <torch/extension.h>");
+  int modules = 0;
+  for (auto line : cpp) modules += py::str(line).cast<std::string>().find("PYBIND11_MODULE") != std::string::npos;
+  EXPECT_EQ(modules, 1);
+  ASSERT_EQ(hooks_->extensions().size(), 1u);
+  EXPECT_TRUE(hooks_->extensions()[0].lean_prelude);
+  EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+}
+
+TEST_F(LeanPreludeTest, ASourceWithoutTheExtensionHeaderLineIsLeanToo) {
+  run("load_inline(name='e', cpp_sources='int f();', cuda_sources='__global__ void k(float* p) { p[0] = max(p[0], 0.f); }\\n')");
+  ASSERT_EQ(calls().size(), 1u);
+  EXPECT_TRUE(is_lean(call(0, "cuda")));
+  EXPECT_TRUE(includes(call(0, "cuda"), "ATen/ops/max.h")) << "every overload of a name it spells, as under the full header";
+  EXPECT_TRUE(hooks_->extensions()[0].lean_prelude);
+  EXPECT_FALSE(hooks_->extensions()[0].extension_h_left_out);
+}
+
+// A name the source needs but does not spell fails to compile: the source is compiled again with
+// torch/types.h (its extension.h line still left out), and its build folder remembers that.
+TEST_F(LeanPreludeTest, OneThatFailsLeanIsCompiledWithTorchTypesHAndRemembered) {
+  const std::string load = "load_inline(name='e', cpp_sources=['int f();'], cuda_sources=['#include <torch/extension.h>', "
+                           "'// NEEDS_TYPES_H'], functions=['f'], extra_ldflags=['-lcublas'])";
+  run(load);
+  ASSERT_EQ(calls().size(), 2u);
+  EXPECT_TRUE(is_lean(call(0, "cuda")));
+  EXPECT_FALSE(is_lean(call(1, "cuda")));
+  EXPECT_EQ(call(1, "cuda").find(kHeader), std::string::npos) << "the next step leaves the line out too";
+  EXPECT_FALSE(calls()[1]["no_implicit_headers"].cast<bool>()) << "the retry must get load_inline's own headers";
+  EXPECT_EQ(call(1, "name"), call(0, "name")) << "torch's versioner must not rename the build (_v1)";
+  py::list cpp = calls()[1]["cpp"];
+  int modules = 0, includes_h = 0;
+  for (auto line : cpp) {
+    std::string text = py::str(line);
+    modules += text.find("PYBIND11_MODULE") != std::string::npos;
+    includes_h += text == kHeader;
+  }
+  EXPECT_EQ(modules, 1) << py::str(cpp).cast<std::string>();
+  EXPECT_EQ(includes_h, 1) << py::str(cpp).cast<std::string>();
+  EXPECT_EQ(py::len(calls()[1]["ldflags"]), 2u);
+  EXPECT_FALSE(hooks_->extensions()[0].lean_prelude);
+  EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+  EXPECT_TRUE(marker_present("kbv-cuda-not-lean"));
+  EXPECT_FALSE(marker_present());
+  run(load);  // the evaluation's import: the step that compiled, at once
+  ASSERT_EQ(calls().size(), 3u);
+  EXPECT_FALSE(is_lean(call(2, "cuda")));
+  EXPECT_EQ(call(2, "cuda"), call(1, "cuda"));
+}
+
+TEST_F(LeanPreludeTest, OneThatNeedsTheWholeHeaderFallsThroughEveryStep) {
+  const std::string load = "load_inline(name='e', cpp_sources='int f();', cuda_sources='#include <torch/extension.h>\\n"
+                           "// NEEDS_FULL_HEADER\\n', functions=['f'])";
+  run(load);
+  ASSERT_EQ(calls().size(), 3u) << "lean, without the line, as written";
+  EXPECT_NE(call(2, "cuda").find(kHeader), std::string::npos);
+  EXPECT_EQ(call(2, "name"), call(0, "name"));
+  EXPECT_TRUE(marker_present("kbv-cuda-not-lean"));
+  EXPECT_TRUE(marker_present());
+  run(load);
+  ASSERT_EQ(calls().size(), 4u);
+  EXPECT_NE(call(3, "cuda").find(kHeader), std::string::npos) << "as written at once";
+}
+
+// What the lean prelude could change without a compile error keeps torch/types.h: operator
+// registration (torch/library.h), ATen's native functions and raw operator handles, a source
+// that includes all of ATen anyway, and whatever the step after it keeps whole.
+TEST_F(LeanPreludeTest, SourcesItCouldChangeSilentlyOrNotAtAllGetTorchTypesH) {
+  const char* sources[] = {
+      "TORCH_LIBRARY(my_ops, m) { m.def(\"f(Tensor x) -> Tensor\"); }\\n",
+      "at::Tensor g(const at::Tensor& x) { return at::native::relu(x); }\\n",
+      "at::Tensor g(const at::Tensor& x) { return at::_ops::relu::call(x); }\\n",
+      "#include <ATen/ATen.h>\\n__global__ void k() {}\\n",
+      "#include <torch/torch.h>\\n__global__ void k() {}\\n",
+      "  #  include \"torch/all.h\"\\n__global__ void k() {}\\n",
+      "#if AT_PER_OPERATOR_HEADERS\\n#endif\\n",
+      "void f(torch::autograd::AutogradContext* c);\\n",
+      "#include <torch/extension.h> /* opens\\n*/\\n",
+  };
+  for (const char* cu : sources) {
+    stand_in_.attr("calls").attr("clear")();
+    run(std::string("load_inline(name='e', cpp_sources='', cuda_sources='") + cu + "')");
+    ASSERT_GE(calls().size(), 1u) << cu;
+    EXPECT_FALSE(is_lean(call(0, "cuda"))) << cu;
+    EXPECT_FALSE(calls()[0]["no_implicit_headers"].cast<bool>()) << cu;
+  }
+  // The candidate's own no_implicit_headers is left alone.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='f', cpp_sources='', cuda_sources='__global__ void k() {}\\n', no_implicit_headers=True)");
+  EXPECT_FALSE(is_lean(call(0, "cuda")));
 }
 
 }  // namespace

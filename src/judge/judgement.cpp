@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "core/sha256.hpp"
 #include "core/speed_bound.hpp"
@@ -30,6 +32,13 @@ namespace {
 
 // How long the watchdog lets the judge overrun a deadline, or stay held after the sandbox ended.
 constexpr std::chrono::seconds kWatchdogGrace{10};
+
+// The sandbox compiles a load_inline CUDA source with its lean torch/types.h first
+// (sandbox/build_hooks) unless KBV_LEAN_PRELUDE=off: for measuring, A against B.
+bool lean_prelude_wanted() {
+  const char* env = std::getenv("KBV_LEAN_PRELUDE");
+  return !(env && std::string_view(env) == "off");
+}
 
 }  // namespace
 
@@ -103,7 +112,8 @@ void Judgement::start_runners() {
                       {"precision", job_.precision},
                       {"tf32", protocol_tf32()},
                       {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
-                      {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", device_free ? job_.build_cuda_arch : ""}, {"torch_pch", pch}}},
+                      {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", device_free ? job_.build_cuda_arch : ""}, {"torch_pch", pch},
+                                 {"lean_prelude", lean_prelude_wanted()}}},
                       {"build_only", job_.build_only},
                       {"device_free", device_free},
                       {"arena_bytes", arena}};

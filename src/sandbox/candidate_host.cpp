@@ -54,7 +54,8 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
     arch = std::to_string(prop->major) + "." + std::to_string(prop->minor);
   }
   BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(),
-                         hello.has("device_free") && hello.boolean("device_free"), arch, build.str("torch_pch")};
+                         hello.has("device_free") && hello.boolean("device_free"), arch, build.str("torch_pch"),
+                         !build.has("lean_prelude") || build.boolean("lean_prelude")};
   try {
     auto start = std::chrono::steady_clock::now();
     hooks_.emplace(config);

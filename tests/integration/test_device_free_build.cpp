@@ -57,6 +57,18 @@ TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   EXPECT_EQ(cu.find("\n#include <torch/extension.h>"), std::string::npos) << cu.substr(0, 400);
 }
 
+// KBV_LEAN_PRELUDE=off (for measuring) builds the same source with torch/types.h.
+TEST(DeviceFreeBuild, TheLeanPreludeCanBeTurnedOffForMeasuring) {
+  auto r = build_device_free(example_candidate("relu_cuda.py"), "lean-off", "9.0", "", {{"KBV_LEAN_PRELUDE", "off"}});
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  EXPECT_EQ(r.verdict.value("stage", ""), "built") << r.context();
+  ASSERT_EQ(r.verdict["build"]["extensions"].size(), 1u) << r.context();
+  EXPECT_FALSE(r.verdict["build"]["extensions"][0].value("lean_prelude", true)) << r.context();
+  EXPECT_TRUE(r.verdict["build"]["extensions"][0].value("extension_h_left_out", false)) << r.context();
+  std::string cu = read_cuda_source(r.verdict["build"]["build_dir"].get<std::string>());
+  EXPECT_NE(cu.find("#include <torch/types.h>"), std::string::npos) << cu.substr(0, 400);
+}
+
 // A CUDA source that needs a name the lean prelude leaves out (declared by torch/library.h's
 // headers) is compiled again with torch/types.h, its extension.h line still left out: built.
 TEST(DeviceFreeBuild, ACudaSourceThatNeedsTorchTypesHIsCompiledWithIt) {

@@ -4,6 +4,7 @@
 // CPU tests (tests/integration/test_device_free_build.cpp) and the GPU ones
 // (tests/gpu/test_device_free_gpu.cpp).
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,7 @@ struct JudgeReply {
 
 // `build_root` empty: a fresh folder named after `name`.
 inline JudgeReply build_device_free(const std::string& candidate, const std::string& name, const std::string& arch = "9.0",
-                                    const std::string& build_root = "") {
+                                    const std::string& build_root = "", std::map<std::string, std::string> env = {}) {
   namespace fs = std::filesystem;
   fs::path root = fs::temp_directory_path() / ("kbv-device-free-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(root);
@@ -34,7 +35,8 @@ inline JudgeReply build_device_free(const std::string& candidate, const std::str
   job.build_cuda_arch = arch;
   job.build_root = build_root.empty() ? (root / "builds").string() : build_root;
   // No GPU visible, as kbv run starts it.
-  JudgeVerdicts run = run_judge_job(job, std::chrono::minutes(10), {{"CUDA_VISIBLE_DEVICES", ""}});
+  env["CUDA_VISIBLE_DEVICES"] = "";
+  JudgeVerdicts run = run_judge_job(job, std::chrono::minutes(10), std::move(env));
   JudgeReply r;
   r.process = std::move(run.process);
   if (!run.verdicts.empty()) r.verdict = run.verdicts.begin()->second;

@@ -32,17 +32,75 @@ _TORCH_EXTENSION_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/extension
 _BEYOND_TYPES_H = re.compile(
     r"\b(?:pybind11|PYBIND11_\w+|py::|THP\w+|torch::(?:nn|optim|jit|data|fft|special|linalg|cuda|serialize"
     r"|nested|sparse|python|utils|mps|xpu|autograd)\b)")
-_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*)$", re.M)
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*(.*)$")
 _BOTH = {"defined", "CUDART_VERSION", "CUDA_VERSION", "NDEBUG"}  # the same either way (flags, cuda*.h)
 _AS_WRITTEN = "kbv-cuda-as-written"  # in an extension's build folder: its slim compile failed once
 
+def _directive_lines(text):
+    # The source's preprocessor lines: comments out (string and character literals respected, so
+    # a "/*" in a string hides nothing), backslash-newline continuations joined.
+    out, i, n, state = [], 0, len(text), None
+    while i < n:
+        c, nxt = text[i], text[i + 1] if i + 1 < n else ""
+        if state is None:
+            if c == "/" and nxt == "*":
+                state, i = "block", i + 2
+                out.append(" ")
+                continue
+            if c == "/" and nxt == "/":
+                while i < n and text[i] != "\n":
+                    i += 1
+                continue
+            if c in "\"'":
+                state = c
+        elif state == "block":
+            if c == "*" and nxt == "/":
+                state, i = None, i + 2
+                continue
+            if c != "\n":
+                i += 1
+                continue
+        elif c == "\\":
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        elif c == state or c == "\n":
+            state = None
+        out.append(c)
+        i += 1
+    joined = re.sub(r"\\[ \t]*\n", " ", "".join(out))
+    return [m.groups() for m in map(_DIRECTIVE.match, joined.split("\n")) if m]
+
 def _tests_header_macros(text):
-    own = set(_DEFINE.findall(text))
-    for condition in _CONDITIONAL.findall(text):
-        for name in re.findall(r"\b[A-Za-z_]\w*", condition.split("//")[0]):
-            if name not in _BOTH and not name.startswith("__") and name not in own:
+    # Whether a conditional could take another branch without the header: it tests a name the
+    # source does not itself define outside every conditional (a fall-back "#ifndef X / #define
+    # X" is the header's X where the header defines it), directly or through the bodies of its
+    # own macros (their parameters aside).
+    own, depth = {}, 0
+    lines = _directive_lines(text)
+    for word, rest in lines:
+        if word in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif word == "endif":
+            depth -= 1
+        elif word == "define" and depth == 0:
+            m = re.match(r"(\w+)(\(([^)]*)\))?(.*)", rest)
+            if m:
+                params = set(re.findall(r"\w+", m.group(3) or ""))
+                own.setdefault(m.group(1), (params, m.group(4)))
+    for word, rest in lines:
+        if word not in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"):
+            continue
+        pending, seen = re.findall(r"\b[A-Za-z_]\w*", rest), set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name in _BOTH or name.startswith("__"):
+                continue
+            seen.add(name)
+            if name not in own:
                 return True
+            params, body = own[name]
+            pending += [w for w in re.findall(r"\b[A-Za-z_]\w*", body) if w not in params]
     return False
 
 def _without_extension_h(sources):
@@ -61,8 +119,8 @@ def _without_extension_h(sources):
 # would otherwise bind to var(t, bool unbiased)); torch/library.h (operator registration) goes.
 # So every name the source spells has every overload it has under the full header, and a name it
 # needs but does not spell fails to compile, and the source is compiled again with torch/types.h.
-_FULL_HEADER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:ATen/ATen\.h|ATen/Functions\.h|ATen/NativeFunctions\.h'
-                          r'|torch/(?:types|torch|all|extension|library)\.h)[>"]', re.M)
+_FULL_HEADER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:ATen/(?:ATen|Functions|NativeFunctions|DLConvertor|autocast_mode'
+                          r'|CachedTensorUtils)\.h|torch/(?:types|torch|all|extension|library)\.h)[>"]', re.M)
 # What the lean prelude leaves out besides operators: torch/library.h's names and macros, the
 # native implementations' namespace, the raw operator handles (at::_ops::add_Tensor).
 _NEEDS_WHOLE_ATEN = re.compile(r"\b(?:TORCH_LIBRARY\w*|Library|CppFunction|dispatch|schema|class_|native|_ops"
@@ -146,19 +204,31 @@ def _lean_prelude(sources):
     lines.append(overloads.strip("\n"))
     lines += [f"#include <{h}>" for h in _TYPES_H_REST]
     lines += ["namespace torch {", namespace.rstrip("\n"), "} // namespace torch", "#include <cuda.h>", "#include <cuda_runtime.h>"]
+    # The source's first line is line 4 of cuda.cu, as below load_inline's three (__LINE__,
+    # TORCH_CHECK's locations, the compiler's messages).
+    lines.append("#line 4")
     prelude = "\n".join(lines)
     return [prelude] + ([body] if isinstance(body, str) else [str(s) for s in body])
 
 def _cuda_attempts(a, inline, build_dir):
     # The ways to try a load_inline CUDA source before as written, leanest first, each with the
     # marker its failure leaves: lean prelude, then torch/types.h without its extension.h line.
-    if not inline or a.get("no_implicit_headers") or a.get("sycl_sources"):
+    # Only what torch itself takes: an empty cuda_sources is no CUDA build, and load_inline
+    # inserts into a list (a tuple fails there, and must fail here too).
+    cuda, cpp = a.get("cuda_sources"), a.get("cpp_sources")
+    if not inline or not cuda or a.get("no_implicit_headers") or a.get("sycl_sources"):
+        return []
+    if not isinstance(cuda, (str, list)) or not isinstance(cpp, (str, list)):
         return []
     done = lambda marker: os.path.exists(os.path.join(build_dir, marker))
     if done(_AS_WRITTEN):
         return []
     out = []
-    if _LEAN and not done(_NOT_LEAN) and _lean_prelude(a.get("cuda_sources")) is not None:
+    # A -D or -U of the candidate's own could name what a left-out header declares (-DDIM=64
+    # is an error in ATen's cat_meta.h): lean would build what torch/types.h does not.
+    flags = [str(f) for f in (a.get("extra_cuda_cflags") or [])]
+    defines = any(f.startswith(("-D", "-U")) or f in ("--define-macro", "--undefine-macro") for f in flags)
+    if _LEAN and _LEAN_SIGNATURE and not defines and not done(_NOT_LEAN) and _lean_prelude(cuda) is not None:
         out.append(("lean", _NOT_LEAN))
     if _without_extension_h(a.get("cuda_sources")) is not None:
         out.append(("slim", _AS_WRITTEN))
@@ -222,6 +292,8 @@ def _exclusive(build_dir):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 _LEAN = True
+# load_inline's no_implicit_headers, which the lean step needs (torch 2.4 on).
+_LEAN_SIGNATURE = "no_implicit_headers" in inspect.signature(_ext.load_inline).parameters
 
 def install(cfg, records):
     global _LEAN

@@ -47,6 +47,8 @@ def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cfla
         cpp_sources.insert(0, "#include <torch/extension.h>")   # as torch does, into the caller's list
     if functions:
         cpp_sources.append("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}")
+    if cuda_sources and not isinstance(cuda_sources, (str, list)) and not no_implicit_headers:
+        raise AttributeError("'tuple' object has no attribute 'insert'")   # as torch's insert of its headers
     cu = cuda_sources if isinstance(cuda_sources, str) else "\n".join(cuda_sources or [])
     path = os.path.join(build_directory, "cuda.cu")
     with open(path, "w") as f:
@@ -188,10 +190,16 @@ TEST_F(BuildHooksTest, SourcesTheHeaderCouldChangeSilentlyCompileAsWritten) {
     ASSERT_EQ(calls().size(), 1u) << cu;
     EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << cu;
   }
-  // Macros of its own, the compiler's and CUDA's are the same either way: still slim.
+  // A fall-back definition is the header's where the header has one (c10 defines CHECK): kept.
   stand_in_.attr("calls").attr("clear")();
-  run("load_inline(name='f', cpp_sources='', cuda_sources='#include <torch/extension.h>  // all of it\\n#ifndef CHECK\\n"
-      "#define CHECK(x) x\\n#endif\\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CUDART_VERSION >= 12000\\n#endif\\n')");
+  run("load_inline(name='f', cpp_sources='', cuda_sources='#include <torch/extension.h>\\n#ifndef CHECK\\n#define CHECK(x) x\\n#endif\\n')");
+  EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << call(0, "cuda");
+  // Macros of its own (outside every conditional), the compiler's and CUDA's are the same either
+  // way: still slim.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='f', cpp_sources='', cuda_sources='#include <torch/extension.h>  // all of it\\n"
+      "#define CHECK_INPUT(x) x\\n#ifdef CHECK_INPUT\\n#endif\\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CUDART_VERSION >= 12000\\n#endif\\n')");
   ASSERT_EQ(calls().size(), 1u);
   EXPECT_EQ(call(0, "cuda").find(kHeader), std::string::npos) << call(0, "cuda");
 }
@@ -250,6 +258,8 @@ TEST_F(LeanPreludeTest, ACudaSourceGetsTorchTypesHLessTheOperatorsItDoesNotName)
       << "at::var(t, 1) would bind to var(t, bool unbiased) without Functions.h's own overload";
   EXPECT_NE(cu.find("constexpr auto kFloat32 = at::kFloat;"), std::string::npos);
   EXPECT_NE(cu.find("AT_PER_OPERATOR_HEADERS"), std::string::npos);
+  EXPECT_NE(cu.find("#line 4\n// kbv: torch/extension.h left out"), std::string::npos)
+      << "the source's first line must be line 4, as under load_inline's three lines";
   EXPECT_TRUE(calls()[0]["no_implicit_headers"].cast<bool>());
   py::list cpp = calls()[0]["cpp"];
   ASSERT_GE(py::len(cpp), 2u);
@@ -260,6 +270,26 @@ TEST_F(LeanPreludeTest, ACudaSourceGetsTorchTypesHLessTheOperatorsItDoesNotName)
   ASSERT_EQ(hooks_->extensions().size(), 1u);
   EXPECT_TRUE(hooks_->extensions()[0].lean_prelude);
   EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+}
+
+// Red-team (session 17): what torch itself does not build as a CUDA extension is not made one;
+// what torch rejects is not built lean (a tuple load_inline cannot insert into; a -D of the
+// candidate's that a left-out header's name would collide with).
+TEST_F(LeanPreludeTest, WhatTorchDoesNotTakeItDoesNotTakeEither) {
+  run("load_inline(name='c', cpp_sources='int f() { return 1; }', cuda_sources=[], functions=['f'])\n"
+      "load_inline(name='d', cpp_sources='int f() { return 1; }', cuda_sources='', functions=['f'])");
+  ASSERT_EQ(calls().size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(call(i, "cuda"), "") << "an empty cuda_sources stays no CUDA source";
+    EXPECT_FALSE(calls()[i]["no_implicit_headers"].cast<bool>());
+  }
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='e', cpp_sources='', cuda_sources='__global__ void k() {}\\n', extra_cuda_cflags=['-O3', '-DDIM=64'])");
+  EXPECT_FALSE(is_lean(call(0, "cuda")));
+  stand_in_.attr("calls").attr("clear")();
+  EXPECT_THROW(run("load_inline(name='t', cpp_sources=('int f();',), cuda_sources='__global__ void k() {}\\n')"),
+               py::error_already_set);
+  EXPECT_THROW(run("load_inline(name='u', cpp_sources='', cuda_sources=('__global__ void k() {}',))"), py::error_already_set);
 }
 
 TEST_F(LeanPreludeTest, ASourceWithoutTheExtensionHeaderLineIsLeanToo) {
@@ -331,6 +361,14 @@ TEST_F(LeanPreludeTest, SourcesItCouldChangeSilentlyOrNotAtAllGetTorchTypesH) {
       "#if AT_PER_OPERATOR_HEADERS\\n#endif\\n",
       "void f(torch::autograd::AutogradContext* c);\\n",
       "#include <torch/extension.h> /* opens\\n*/\\n",
+      // Red-team (session 17): the header's macro tested where the source also defines it as a
+      // fall-back, through a macro of the source's own, on a continuation line, or "defined"
+      // only in a comment; ATen headers that include all of ATen themselves.
+      "#ifndef RECORD_FUNCTION\\n#define RECORD_FUNCTION(n, i) ((void)0)\\n#endif\\n",
+      "#define AT_LEAST(M) (TORCH_VERSION_MAJOR >= (M))\\n#if AT_LEAST(2)\\n#endif\\n",
+      "#if defined(__HIPCC__) || \\\\\\n    defined(HAS_PT2_COMPLIANT_TAG)\\n#endif\\n",
+      "/* #define HAS_PT2_COMPLIANT_TAG */\\n#ifdef HAS_PT2_COMPLIANT_TAG\\n#endif\\n",
+      "#include <ATen/DLConvertor.h>\\n__global__ void k() {}\\n",
   };
   for (const char* cu : sources) {
     stand_in_.attr("calls").attr("clear")();
@@ -339,6 +377,12 @@ TEST_F(LeanPreludeTest, SourcesItCouldChangeSilentlyOrNotAtAllGetTorchTypesH) {
     EXPECT_FALSE(is_lean(call(0, "cuda"))) << cu;
     EXPECT_FALSE(calls()[0]["no_implicit_headers"].cast<bool>()) << cu;
   }
+  // Macros of its own, defined outside every conditional, tested directly or through each other:
+  // still lean.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='g', cpp_sources='', cuda_sources='#define BLOCK 256\\n#define TWICE(x) (2 * (x) + BLOCK)\\n"
+      "#if TWICE(BLOCK) > 512 && defined(__CUDA_ARCH__)\\n#endif\\nconst char* s = \"/*\";\\n')");
+  EXPECT_TRUE(is_lean(call(0, "cuda"))) << call(0, "cuda");
   // The candidate's own no_implicit_headers is left alone.
   stand_in_.attr("calls").attr("clear")();
   run("load_inline(name='f', cpp_sources='', cuda_sources='__global__ void k() {}\\n', no_implicit_headers=True)");

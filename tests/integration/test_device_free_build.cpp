@@ -3,9 +3,11 @@
 // that touched CUDA would fail: a CUDA load_inline extension compiling here is the evidence.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 
 #include "device_free_build.hpp"
 
@@ -29,6 +31,27 @@ std::string read_cuda_source(const std::string& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.path().filename() == "cuda.cu") return read_file(e.path());
   return "";
+}
+
+// Imports the one extension module built under `dir` in a plain interpreter (no GPU here) and
+// calls `function` on a CPU tensor: what it printed (the error the host code raised, or "ok").
+std::string import_and_call(const std::string& dir, const std::string& function) {
+  std::string so;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".so") so = e.path().string();
+  ProcessSpec spec;
+  spec.argv = {KBV_PYTHON_EXECUTABLE, "-c",
+               "import sys, importlib.util, torch\n"
+               "path = sys.argv[1]\n"
+               "spec = importlib.util.spec_from_file_location(path.rsplit('/', 1)[1].split('.')[0], path)\n"
+               "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+               "try:\n    getattr(m, sys.argv[2])(torch.randn(8)); print('CALLED: ok')\n"
+               "except RuntimeError as e:\n    print('CALLED: ' + str(e).splitlines()[0])\n",
+               so, function};
+  ProcessResult r = run_process(spec, Clock::now() + std::chrono::minutes(2));
+  const std::string out = r.output_head + r.output_tail;
+  const auto at = out.find("CALLED: ");
+  return at == std::string::npos ? "no call (" + r.describe() + "): " + out : out.substr(at + 8, out.find('\n', at) - at - 8);
 }
 
 TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
@@ -55,6 +78,9 @@ TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   EXPECT_NE(cu.find("#include <ATen/ops/empty_like.h>"), std::string::npos) << cu.substr(0, 4000);
   EXPECT_EQ(cu.find("#include <torch/types.h>"), std::string::npos) << cu.substr(0, 400);
   EXPECT_EQ(cu.find("\n#include <torch/extension.h>"), std::string::npos) << cu.substr(0, 400);
+  // Built lean, it loads (no symbol the lean header declared and left undefined) and its host
+  // code runs: relu_cuda's own check of its input is what a CPU tensor meets.
+  EXPECT_EQ(import_and_call(r.verdict["build"]["build_dir"].get<std::string>(), "relu_cuda"), "relu_cuda: x must be a CUDA tensor");
 }
 
 // KBV_LEAN_PRELUDE=off (for measuring) builds the same source with torch/types.h.

@@ -35,72 +35,126 @@ _BEYOND_TYPES_H = re.compile(
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*(.*)$")
 _BOTH = {"defined", "CUDART_VERSION", "CUDA_VERSION", "NDEBUG"}  # the same either way (flags, cuda*.h)
 _AS_WRITTEN = "kbv-cuda-as-written"  # in an extension's build folder: its slim compile failed once
+_RAW_STRING = re.compile(r'(?:u8|[uUL])?R"([^ ()\\\t\n]{0,16})\(')
+
+def _in_number(text, i):
+    # Whether the ' at i is a digit separator (1'024): the token it is in began with a digit.
+    j = i
+    while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_.'"):
+        j -= 1
+    return j < i and text[j].isdigit()
 
 def _directive_lines(text):
-    # The source's preprocessor lines: comments out (string and character literals respected, so
-    # a "/*" in a string hides nothing), backslash-newline continuations joined.
-    out, i, n, state = [], 0, len(text), None
+    # The source's preprocessor lines as the preprocessor sees them: line splices deleted first
+    # (CR LF too), every comment one space, string, character and raw string literals skipped
+    # whole (a "/*" or a "#endif" in one is no comment, no directive).
+    text = re.sub(r"\\\n", "", text.replace("\r\n", "\n").replace("\r", "\n"))
+    out, i, n = [], 0, len(text)
     while i < n:
-        c, nxt = text[i], text[i + 1] if i + 1 < n else ""
-        if state is None:
-            if c == "/" and nxt == "*":
-                state, i = "block", i + 2
-                out.append(" ")
-                continue
-            if c == "/" and nxt == "/":
-                while i < n and text[i] != "\n":
-                    i += 1
-                continue
-            if c in "\"'":
-                state = c
-        elif state == "block":
-            if c == "*" and nxt == "/":
-                state, i = None, i + 2
-                continue
-            if c != "\n":
-                i += 1
-                continue
-        elif c == "\\":
-            out.append(text[i:i + 2])
-            i += 2
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            out.append(" ")
             continue
-        elif c == state or c == "\n":
-            state = None
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        raw = _RAW_STRING.match(text, i) if c in "uULR" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) else None
+        if raw:
+            j = text.find(")" + raw.group(1) + '"', raw.end())
+            i = n if j < 0 else j + len(raw.group(1)) + 2
+            out.append('""')
+            continue
+        if c in "\"'" and not (c == "'" and _in_number(text, i)):
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+            continue
         out.append(c)
         i += 1
-    joined = re.sub(r"\\[ \t]*\n", " ", "".join(out))
-    return [m.groups() for m in map(_DIRECTIVE.match, joined.split("\n")) if m]
+    return [m.groups() for m in map(_DIRECTIVE.match, "".join(out).split("\n")) if m]
+
+_compiler_macros = None
+
+def _predefined(name):
+    # Defined by the compiler itself (the same whatever the source includes): the host compiler's
+    # own set, and nvcc's __CUDA*/__NVCC* names. A name a standard or torch header defines
+    # (__cpp_lib_to_chars) is not.
+    global _compiler_macros
+    if name.startswith(("__CUDA", "__NVCC", "__NVCOMPILER", "__HIP", "__has_")):
+        return True
+    if _compiler_macros is None:
+        import subprocess
+        try:
+            dump = subprocess.run(["c++", "-dM", "-E", "-x", "c++", "-std=c++17", "/dev/null"],
+                                  capture_output=True, text=True, timeout=60).stdout
+            _compiler_macros = set(re.findall(r"^#define (\w+)", dump, re.M))
+        except (OSError, subprocess.SubprocessError):
+            _compiler_macros = set()
+    return name in _compiler_macros
 
 def _tests_header_macros(text):
-    # Whether a conditional could take another branch without the header: it tests a name the
-    # source does not itself define outside every conditional (a fall-back "#ifndef X / #define
-    # X" is the header's X where the header defines it), directly or through the bodies of its
-    # own macros (their parameters aside).
+    # Whether a conditional could take another branch without the header: it tests a name that
+    # is neither the compiler's nor, at that point, the source's own (defined outside every
+    # conditional, not undefined since; a fall-back "#ifndef X / #define X" is the header's X
+    # where the header defines it), directly or through the body of an own macro (parameters
+    # aside; one that pastes or stringizes tokens could make any name).
     own, depth = {}, 0
-    lines = _directive_lines(text)
-    for word, rest in lines:
-        if word in ("if", "ifdef", "ifndef"):
-            depth += 1
+    for word, rest in _directive_lines(text):
+        if word in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"):
+            condition = re.sub(r"__has_include(?:_next)?\s*\(\s*(?:<[^>]*>|\"[^\"]*\")\s*\)", "1", rest)
+            pending, seen = re.findall(r"\b[A-Za-z_]\w*", condition), set()
+            while pending:
+                name = pending.pop()
+                if name in seen or name in _BOTH or _predefined(name):
+                    continue
+                seen.add(name)
+                if name not in own:
+                    return True
+                params, body = own[name]
+                if "#" in body:
+                    return True
+                pending += [w for w in re.findall(r"\b[A-Za-z_]\w*", body) if w not in params]
+            if word in ("if", "ifdef", "ifndef"):
+                depth += 1
         elif word == "endif":
             depth -= 1
-        elif word == "define" and depth == 0:
+        elif word in ("define", "undef"):
             m = re.match(r"(\w+)(\(([^)]*)\))?(.*)", rest)
-            if m:
-                params = set(re.findall(r"\w+", m.group(3) or ""))
-                own.setdefault(m.group(1), (params, m.group(4)))
-    for word, rest in lines:
-        if word not in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"):
-            continue
-        pending, seen = re.findall(r"\b[A-Za-z_]\w*", rest), set()
-        while pending:
-            name = pending.pop()
-            if name in seen or name in _BOTH or name.startswith("__"):
+            if not m:
                 continue
-            seen.add(name)
-            if name not in own:
-                return True
-            params, body = own[name]
-            pending += [w for w in re.findall(r"\b[A-Za-z_]\w*", body) if w not in params]
+            own.pop(m.group(1), None)
+            if word == "define" and depth == 0:
+                own[m.group(1)] = (set(re.findall(r"\w+", m.group(3) or "")), m.group(4))
+    return False
+
+def _include_risk(text, a, own_include_paths):
+    # Headers of the candidate's own (a quoted include, its include paths, -I or -include in its
+    # flags, nvcc's flag variables): they could test the header's macros where kbv does not look.
+    # And a -D or -U of its own could name what a left-out header declares (-DDIM=64 is an error
+    # in ATen's cat_meta.h under the full header): the leaner compile would build what it does not.
+    if own_include_paths or os.environ.get("NVCC_PREPEND_FLAGS") or os.environ.get("NVCC_APPEND_FLAGS"):
+        return True
+    if any(word == "include" and rest.startswith('"') for word, rest in _directive_lines(text)):
+        return True
+    import shlex
+    for flag in a.get("extra_cuda_cflags") or []:
+        try:
+            tokens = shlex.split(str(flag))
+        except ValueError:
+            return True
+        for token in tokens:
+            for part in re.split(r"[,=]", token):
+                part = part.strip().strip("'\"")
+                if re.match(r"-(?:D|U)(?:__CUDA_NO_\w+|NDEBUG)?$", part) and part not in ("-D", "-U"):
+                    continue  # nvcc's own half/bfloat16 switches and NDEBUG: tested alike by every variant
+                if re.match(r"-(?:D|U|I|include|isystem|iquote|idirafter|imacros|optf)|--(?:define-macro|undefine-macro"
+                            r"|pre-include|include-path|system-include|options-file)", part):
+                    return True
     return False
 
 def _without_extension_h(sources):
@@ -210,7 +264,7 @@ def _lean_prelude(sources):
     prelude = "\n".join(lines)
     return [prelude] + ([body] if isinstance(body, str) else [str(s) for s in body])
 
-def _cuda_attempts(a, inline, build_dir):
+def _cuda_attempts(a, inline, build_dir, own_include_paths):
     # The ways to try a load_inline CUDA source before as written, leanest first, each with the
     # marker its failure leaves: lean prelude, then torch/types.h without its extension.h line.
     # Only what torch itself takes: an empty cuda_sources is no CUDA build, and load_inline
@@ -220,15 +274,15 @@ def _cuda_attempts(a, inline, build_dir):
         return []
     if not isinstance(cuda, (str, list)) or not isinstance(cpp, (str, list)):
         return []
+    if not all(isinstance(x, str) for x in ([cuda] if isinstance(cuda, str) else cuda) + ([cpp] if isinstance(cpp, str) else cpp)):
+        return []  # torch's join takes only str
+    if _include_risk(_sources_text(cuda), a, own_include_paths):
+        return []
     done = lambda marker: os.path.exists(os.path.join(build_dir, marker))
     if done(_AS_WRITTEN):
         return []
     out = []
-    # A -D or -U of the candidate's own could name what a left-out header declares (-DDIM=64
-    # is an error in ATen's cat_meta.h): lean would build what torch/types.h does not.
-    flags = [str(f) for f in (a.get("extra_cuda_cflags") or [])]
-    defines = any(f.startswith(("-D", "-U")) or f in ("--define-macro", "--undefine-macro") for f in flags)
-    if _LEAN and _LEAN_SIGNATURE and not defines and not done(_NOT_LEAN) and _lean_prelude(cuda) is not None:
+    if _LEAN and _LEAN_SIGNATURE and not done(_NOT_LEAN) and _lean_prelude(cuda) is not None:
         out.append(("lean", _NOT_LEAN))
     if _without_extension_h(a.get("cuda_sources")) is not None:
         out.append(("slim", _AS_WRITTEN))
@@ -333,15 +387,16 @@ def install(cfg, records):
             os.makedirs(build_dir, exist_ok=True)
             a["build_directory"] = build_dir
             a["verbose"] = True
+            own_include_paths = list(a.get("extra_include_paths") or [])
             if cfg["torch_pch"]:
-                a["extra_include_paths"] = [cfg["torch_pch"]] + list(a.get("extra_include_paths") or [])
+                a["extra_include_paths"] = [cfg["torch_pch"]] + own_include_paths
                 a["extra_cflags"] = list(a.get("extra_cflags") or []) + ["-Winvalid-pch", "-Wno-error=invalid-pch"]
             record.update(unique_name=unique, build_dir=build_dir)
             start = time.monotonic()
             try:
                 with _exclusive(build_dir), _into_log(cfg["log_path"]):
                     passed_cuda = a.get("cuda_sources")
-                    for level, marker in _cuda_attempts(a, inline, build_dir):
+                    for level, marker in _cuda_attempts(a, inline, build_dir, own_include_paths):
                         record["cuda_lean"] = level == "lean"
                         record["cuda_slim"] = level == "slim" or bool(_TORCH_EXTENSION_H.search(_sources_text(passed_cuda)))
                         # load_inline appends to the lists it is given (its includes, the

@@ -14,8 +14,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <pybind11/embed.h>
+#include <pybind11/stl.h>
 
 #include "sandbox/build_hooks.hpp"
 #include "torch_host/python_runtime.hpp"
@@ -270,6 +273,66 @@ TEST_F(LeanPreludeTest, ACudaSourceGetsTorchTypesHLessTheOperatorsItDoesNotName)
   ASSERT_EQ(hooks_->extensions().size(), 1u);
   EXPECT_TRUE(hooks_->extensions()[0].lean_prelude);
   EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+}
+
+// Second review (session 17): the pre-check reads the source as the preprocessor does, and what
+// it cannot see (headers of the candidate's own, its -D/-U/-I/-include flags) keeps the source
+// as written. Every source here would take another branch, or build what torch rejects, if
+// compiled leaner; the last list still compiles lean.
+TEST_F(LeanPreludeTest, WhatThePreprocessorWouldSeeDecidesNotTheTextsSurface) {
+  const std::string h = "#include <torch/extension.h>\n";
+  const std::vector<std::string> as_written = {
+      h + "#ifdef __cpp_lib_to_chars\nint a;\n#endif\n",                                    // a standard header's macro
+      h + "#if TORCH_VERSION_MAJOR >= 2\nint a;\n#endif\n#define TORCH_VERSION_MAJOR 2\n",   // tested before its define
+      h + "#define V 1\n#undef V\n#define V TORCH_VERSION_MAJOR\n#if V >= 2\n#endif\n",     // redefined after #undef
+      h + "#define U 0\n#if U /* or\n newer */ || TORCH_VERSION_MAJOR >= 2\n#endif\n",       // a comment over two lines
+      h + "// old \\\n#define TORCH_VERSION_MAJOR 2\n#if TORCH_VERSION_MAJOR >= 2\n#endif\n", // spliced into a comment
+      h + "const char* s = R\"(\" /*)\";\n#if TORCH_VERSION_MAJOR >= 2\n#endif\n",            // a raw string
+      h + "const int n = 1'024; const char* m = \"it's /* x\";\n#if TORCH_VERSION_MAJOR\n#endif\n",  // digit separator
+      h + "#if defined(__CUDA_ARCH__) || \\\r\n  TORCH_VERSION_MAJOR >= 2\n#endif\n",      // CR LF splice
+      h + "#define CAT(a, b) a##b\n#if CAT(TORCH, _VERSION_MAJOR)\n#endif\n",               // token pasting
+      h + "#include \"helpers.cuh\"\n",                                                       // a header of its own
+  };
+  for (const std::string& cu : as_written) {
+    stand_in_.attr("calls").attr("clear")();
+    py::dict scope;
+    scope["__builtins__"] = py::module_::import("builtins");
+    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
+    scope["cu"] = cu;
+    py::exec("load_inline(name='e', cpp_sources='', cuda_sources=cu)", scope);
+    ASSERT_EQ(calls().size(), 1u) << cu;
+    EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << cu;
+  }
+  const std::vector<std::vector<std::string>> flags = {
+      {"-O3 -DDIM=64"}, {" -DDIM=64"}, {"--define-macro=DIM=64"}, {"-Xcompiler", "-DDIM=64"}, {"-Xcompiler=-DDIM=64"},
+      {"--compiler-options=-fPIC,-DDIM=64"}, {"-include", "defs.h"}, {"-I/tmp/mine"}, {"-D", "DIM=64"}};
+  for (const auto& f : flags) {
+    stand_in_.attr("calls").attr("clear")();
+    py::dict scope;
+    scope["__builtins__"] = py::module_::import("builtins");
+    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
+    scope["flags"] = py::cast(f);
+    py::exec("load_inline(name='e', cpp_sources='', cuda_sources='#include <torch/extension.h>\\n', extra_cuda_cflags=flags)", scope);
+    EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << f[0];
+  }
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='p', cpp_sources='', cuda_sources='__global__ void k() {}\\n', extra_include_paths=['/tmp'])");
+  EXPECT_FALSE(is_lean(call(0, "cuda"))) << "the candidate's own include path";
+  const std::vector<std::string> lean = {
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && defined(__cplusplus) && !defined(__HIPCC__)\n#endif\n",
+      "#if __has_include(<cuda_fp8.h>)\n#endif\n",
+      "const char* s = \"#endif\";\nconst char c = '\"';\n#define BLOCK 256\n#if BLOCK > 128\n#endif\n",
+  };
+  for (const std::string& cu : lean) {
+    stand_in_.attr("calls").attr("clear")();
+    py::dict scope;
+    scope["__builtins__"] = py::module_::import("builtins");
+    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
+    scope["cu"] = cu;
+    scope["flags"] = py::cast(std::vector<std::string>{"-O3", "--use_fast_math", "-U__CUDA_NO_HALF_OPERATORS__", "-DNDEBUG"});
+    py::exec("load_inline(name='e', cpp_sources='', cuda_sources=cu, extra_cuda_cflags=flags)", scope);
+    EXPECT_TRUE(is_lean(call(0, "cuda"))) << cu;
+  }
 }
 
 // Red-team (session 17): what torch itself does not build as a CUDA extension is not made one;

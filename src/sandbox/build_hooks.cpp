@@ -133,13 +133,13 @@ def _tests_header_macros(text):
     return False
 
 def _include_risk(text, a, own_include_paths):
-    # Headers of the candidate's own (a quoted include, its include paths, -I or -include in its
+    # Headers of the candidate's own (a quoted or computed include, its include paths, -I or -include in its
     # flags, nvcc's flag variables): they could test the header's macros where kbv does not look.
     # And a -D or -U of its own could name what a left-out header declares (-DDIM=64 is an error
     # in ATen's cat_meta.h under the full header): the leaner compile would build what it does not.
     if own_include_paths or os.environ.get("NVCC_PREPEND_FLAGS") or os.environ.get("NVCC_APPEND_FLAGS"):
         return True
-    if any(word == "include" and rest.startswith('"') for word, rest in _directive_lines(text)):
+    if any(word == "include" and not rest.startswith("<") for word, rest in _directive_lines(text)):
         return True
     import shlex
     for flag in a.get("extra_cuda_cflags") or []:

@@ -292,6 +292,7 @@ TEST_F(LeanPreludeTest, WhatThePreprocessorWouldSeeDecidesNotTheTextsSurface) {
       h + "#if defined(__CUDA_ARCH__) || \\\r\n  TORCH_VERSION_MAJOR >= 2\n#endif\n",      // CR LF splice
       h + "#define CAT(a, b) a##b\n#if CAT(TORCH, _VERSION_MAJOR)\n#endif\n",               // token pasting
       h + "#include \"helpers.cuh\"\n",                                                       // a header of its own
+      h + "#define MINE \"helpers.cuh\"\n#include MINE\n",                                     // one named by a macro
   };
   for (const std::string& cu : as_written) {
     stand_in_.attr("calls").attr("clear")();

@@ -15,7 +15,7 @@ import os
 import pathlib
 import re
 import subprocess
-import sys
+import sysconfig
 import tempfile
 
 import torch
@@ -60,7 +60,7 @@ def capture(path):
 
 def nvcc_command(source, out, arch, extra):
     inc = os.path.join(os.path.dirname(torch.__file__), "include")
-    py = subprocess.check_output([sys.executable, "-c", "import sysconfig;print(sysconfig.get_paths()['include'])"], text=True).strip()
+    py = sysconfig.get_paths()["include"]
     return [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin/nvcc"), "-DTORCH_EXTENSION_NAME=probe",
             "-DTORCH_API_INCLUDE_EXTENSION_H", "-isystem", inc, "-isystem", os.path.join(inc, "torch/csrc/api/include"),
             "-isystem", "/usr/local/cuda/include", "-isystem", py, "-D__CUDA_NO_HALF_OPERATORS__",

@@ -10,7 +10,7 @@ namespace {
 // Runs inside the worker's interpreter before the candidate is imported. Plumbing only: no
 // evaluation logic lives here.
 constexpr const char* kHookSource = R"PY(
-import contextlib, inspect, os, re, sys, time
+import contextlib, inspect, os, re, shlex, subprocess, sys, time
 import torch.utils.cpp_extension as _ext
 
 class KbvNeedsCuda(RuntimeError):
@@ -88,7 +88,6 @@ def _predefined(name):
     if name.startswith(("__CUDA", "__NVCC", "__NVCOMPILER", "__HIP", "__has_")):
         return True
     if _compiler_macros is None:
-        import subprocess
         try:
             dump = subprocess.run(["c++", "-dM", "-E", "-x", "c++", "-std=c++17", "/dev/null"],
                                   capture_output=True, text=True, timeout=60).stdout
@@ -141,7 +140,6 @@ def _include_risk(text, a, own_include_paths):
         return True
     if any(word == "include" and not rest.startswith("<") for word, rest in _directive_lines(text)):
         return True
-    import shlex
     for flag in a.get("extra_cuda_cflags") or []:
         try:
             tokens = shlex.split(str(flag))
@@ -157,12 +155,17 @@ def _include_risk(text, a, own_include_paths):
                     return True
     return False
 
+def _drop_extension_h(sources):
+    # The sources with each #include <torch/extension.h> line a comment (new lists: torch inserts
+    # into what it is given).
+    drop = lambda s: _TORCH_EXTENSION_H.sub("// kbv: torch/extension.h left out here (torch/types.h is above)", s)
+    return drop(sources) if isinstance(sources, str) else [drop(str(s)) for s in sources]
+
 def _without_extension_h(sources):
     text = _sources_text(sources)
     if not _TORCH_EXTENSION_H.search(text) or _BEYOND_TYPES_H.search(text) or _tests_header_macros(text):
         return None
-    drop = lambda s: _TORCH_EXTENSION_H.sub("// kbv: torch/extension.h left out here (torch/types.h is above)", s)
-    return drop(sources) if isinstance(sources, str) else [drop(str(s)) for s in sources]
+    return _drop_extension_h(sources)
 
 # A step further for a source that needs nothing beyond torch/types.h: types.h is all of ATen,
 # every one of ~2,500 operators' declarations (ATen/Functions.h); parsing it is most of what
@@ -248,8 +251,8 @@ def _lean_prelude(sources):
     text = _sources_text(sources)
     if _BEYOND_TYPES_H.search(text) or _tests_header_macros(text) or _NEEDS_WHOLE_ATEN.search(text):
         return None
-    body = _without_extension_h(sources) if _TORCH_EXTENSION_H.search(text) else sources
-    if body is None or _FULL_HEADER.search(_sources_text(body)):
+    body = _drop_extension_h(sources)
+    if _FULL_HEADER.search(_sources_text(body)):
         return None
     headers, overloads, ops, namespace = parts
     lines = [_LEAN_MARK, "#ifndef AT_PER_OPERATOR_HEADERS", "#define AT_PER_OPERATOR_HEADERS", "#endif"]
@@ -266,7 +269,8 @@ def _lean_prelude(sources):
 
 def _cuda_attempts(a, inline, build_dir, own_include_paths):
     # The ways to try a load_inline CUDA source before as written, leanest first, each with the
-    # marker its failure leaves: lean prelude, then torch/types.h without its extension.h line.
+    # marker its failure leaves and the cuda_sources it compiles: lean prelude, then
+    # torch/types.h without its extension.h line.
     # Only what torch itself takes: an empty cuda_sources is no CUDA build, and load_inline
     # inserts into a list (a tuple fails there, and must fail here too).
     cuda, cpp = a.get("cuda_sources"), a.get("cpp_sources")
@@ -282,10 +286,12 @@ def _cuda_attempts(a, inline, build_dir, own_include_paths):
     if done(_AS_WRITTEN):
         return []
     out = []
-    if _LEAN and _LEAN_SIGNATURE and not done(_NOT_LEAN) and _lean_prelude(cuda) is not None:
-        out.append(("lean", _NOT_LEAN))
-    if _without_extension_h(a.get("cuda_sources")) is not None:
-        out.append(("slim", _AS_WRITTEN))
+    lean = _lean_prelude(cuda) if _LEAN and _LEAN_SIGNATURE and not done(_NOT_LEAN) else None
+    if lean is not None:
+        out.append(("lean", _NOT_LEAN, lean))
+    slim = _without_extension_h(cuda)
+    if slim is not None:
+        out.append(("slim", _AS_WRITTEN, slim))
     return out
 
 def _only_cuda_failed(log_path, offset):
@@ -396,7 +402,7 @@ def install(cfg, records):
             try:
                 with _exclusive(build_dir), _into_log(cfg["log_path"]):
                     passed_cuda = a.get("cuda_sources")
-                    for level, marker in _cuda_attempts(a, inline, build_dir, own_include_paths):
+                    for level, marker, cuda_sources in _cuda_attempts(a, inline, build_dir, own_include_paths):
                         record["cuda_lean"] = level == "lean"
                         record["cuda_slim"] = level == "slim" or bool(_TORCH_EXTENSION_H.search(_sources_text(passed_cuda)))
                         # load_inline appends to the lists it is given (its includes, the
@@ -406,15 +412,13 @@ def install(cfg, records):
                         for key, value in passed.items():
                             if isinstance(value, list):
                                 a[key] = list(value)
+                        a["cuda_sources"] = cuda_sources
                         if level == "lean":
                             # load_inline's own implicit headers, less torch/types.h: main.cpp
                             # is as it would be.
-                            a["cuda_sources"] = _lean_prelude(passed.get("cuda_sources"))
                             cpp = passed.get("cpp_sources")
                             a["cpp_sources"] = ["#include <torch/extension.h>"] + ([cpp] if isinstance(cpp, str) else list(cpp or []))
                             a["no_implicit_headers"] = True
-                        else:
-                            a["cuda_sources"] = _without_extension_h(passed.get("cuda_sources"))
                         versions = _ext.JIT_EXTENSION_VERSIONER.entries.get(unique)
                         log_offset = os.path.getsize(cfg["log_path"]) if os.path.exists(cfg["log_path"]) else 0
                         try:

@@ -100,12 +100,11 @@ class BuildHooksTest : public ::testing::Test {
     std::system(("rm -rf '" + root_.string() + "'").c_str());
   }
 
-  // Runs `code` with `load_inline` (the hooked one) and `KbvError` in scope.
-  void run(const std::string& code) {
-    py::dict scope;
-    scope["__builtins__"] = py::module_::import("builtins");
-    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
-    py::exec(code, scope);
+  // Runs `code` with `load_inline` (the hooked one) and `globals` in scope.
+  void run(const std::string& code, py::dict globals = py::dict()) {
+    globals["__builtins__"] = py::module_::import("builtins");
+    globals["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
+    py::exec(code, globals);
   }
   py::list calls() { return stand_in_.attr("calls"); }
   std::string call(std::size_t i, const char* field) { return py::str(calls()[i][field]).cast<std::string>(); }
@@ -296,11 +295,7 @@ TEST_F(LeanPreludeTest, WhatThePreprocessorWouldSeeDecidesNotTheTextsSurface) {
   };
   for (const std::string& cu : as_written) {
     stand_in_.attr("calls").attr("clear")();
-    py::dict scope;
-    scope["__builtins__"] = py::module_::import("builtins");
-    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
-    scope["cu"] = cu;
-    py::exec("load_inline(name='e', cpp_sources='', cuda_sources=cu)", scope);
+    run("load_inline(name='e', cpp_sources='', cuda_sources=cu)", py::dict(py::arg("cu") = cu));
     ASSERT_EQ(calls().size(), 1u) << cu;
     EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << cu;
   }
@@ -309,11 +304,8 @@ TEST_F(LeanPreludeTest, WhatThePreprocessorWouldSeeDecidesNotTheTextsSurface) {
       {"--compiler-options=-fPIC,-DDIM=64"}, {"-include", "defs.h"}, {"-I/tmp/mine"}, {"-D", "DIM=64"}};
   for (const auto& f : flags) {
     stand_in_.attr("calls").attr("clear")();
-    py::dict scope;
-    scope["__builtins__"] = py::module_::import("builtins");
-    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
-    scope["flags"] = py::cast(f);
-    py::exec("load_inline(name='e', cpp_sources='', cuda_sources='#include <torch/extension.h>\\n', extra_cuda_cflags=flags)", scope);
+    run("load_inline(name='e', cpp_sources='', cuda_sources='#include <torch/extension.h>\\n', extra_cuda_cflags=flags)",
+        py::dict(py::arg("flags") = f));
     EXPECT_NE(call(0, "cuda").find(kHeader), std::string::npos) << f[0];
   }
   stand_in_.attr("calls").attr("clear")();
@@ -326,12 +318,9 @@ TEST_F(LeanPreludeTest, WhatThePreprocessorWouldSeeDecidesNotTheTextsSurface) {
   };
   for (const std::string& cu : lean) {
     stand_in_.attr("calls").attr("clear")();
-    py::dict scope;
-    scope["__builtins__"] = py::module_::import("builtins");
-    scope["load_inline"] = py::module_::import("torch.utils.cpp_extension").attr("load_inline");
-    scope["cu"] = cu;
-    scope["flags"] = py::cast(std::vector<std::string>{"-O3", "--use_fast_math", "-U__CUDA_NO_HALF_OPERATORS__", "-DNDEBUG"});
-    py::exec("load_inline(name='e', cpp_sources='', cuda_sources=cu, extra_cuda_cflags=flags)", scope);
+    run("load_inline(name='e', cpp_sources='', cuda_sources=cu, extra_cuda_cflags=flags)",
+        py::dict(py::arg("cu") = cu,
+                 py::arg("flags") = std::vector<std::string>{"-O3", "--use_fast_math", "-U__CUDA_NO_HALF_OPERATORS__", "-DNDEBUG"}));
     EXPECT_TRUE(is_lean(call(0, "cuda"))) << cu;
   }
 }

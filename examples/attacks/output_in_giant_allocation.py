@@ -31,5 +31,5 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         n = x.numel() * x.element_size()
         out = _giant()[:n].view(x.dtype).view(x.shape)  # its data pointer is the allocation's base
-        torch.relu(x, out=out)
+        torch.clamp(x, min=0, out=out)
         return out

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab.
 #   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
 #   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
@@ -295,6 +295,40 @@ if [[ " $STEPS " == *" ab "* ]]; then
   for v in "${values[@]:1}"; do
     "$PY" scripts/compare_verdicts.py "$OUT/ab-${values[0]}-$rounds/throughput.db" "$OUT/ab-$v-$rounds/throughput.db" \
       | tee "$OUT/ab-compare-$v-summary.md" | tail -6
+  done
+fi
+
+# buildab: the values of one environment variable compared on cold builds (KBV_AB_VAR, KBV_AB_VALUES,
+# default "off on"): one bench/throughput.sh run per value, each into a build folder of its own that
+# starts empty (the torch PCH made again too), with the build CPU a source and how each extension
+# was built (build.extensions[] of the verdicts); then the verdicts of each value against the first.
+if [[ " $STEPS " == *" buildab "* ]]; then
+  var="${KBV_AB_VAR:?step buildab needs KBV_AB_VAR}"; read -ra values <<< "${KBV_AB_VALUES:-off on}"
+  corpus="${KBV_TP_CORPUS:-bench/corpus-l1}"
+  echo "== buildab $var: ${values[*]}, $corpus ${KBV_PROF_ARGS:-}"
+  for v in "${values[@]}"; do
+    rm -rf "/tmp/kbv-buildab-$v"; mkdir -p "/tmp/kbv-buildab-$v"
+    env "$var=$v" OUT="$OUT/buildab-$v" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+      bench/throughput.sh "$corpus" --jobs "$(nproc)" --build-dir "/tmp/kbv-buildab-$v" ${KBV_PROF_ARGS:-} \
+      | grep -E "^(verdicts|evaluation phase|build phase|build CPU|speedups within|outcomes)" | sed "s/^/$var=$v: /"
+    "$PY" - "$OUT/buildab-$v/throughput.db" "$var=$v" <<'PYEOF'
+import collections, json, sqlite3, sys
+ways = collections.Counter()
+for (v,) in sqlite3.connect(sys.argv[1]).execute("SELECT verdict_json FROM verdicts"):
+    for e in (json.loads(v).get("build") or {}).get("extensions", []):
+        ways[(e.get("lean_prelude"), e.get("extension_h_left_out"))] += 1
+print(sys.argv[2] + ": extensions by (lean_prelude, extension_h_left_out):", dict(ways))
+PYEOF
+  done | tee "$OUT/buildab-summary.md"
+  # Then the last value again on its now-warm build folder, profiled: the warm figure of this tree.
+  last="${values[-1]}"; mkdir -p "$OUT/buildab-warm-profile"
+  env "$var=$last" KBV_JUDGE_PROFILE="$OUT/buildab-warm-profile" OUT="$OUT/buildab-warm" KBV="$BUILD/bin/kbv" timeout "${KBV_TP_SECONDS:-300}" \
+    bench/throughput.sh "$corpus" --jobs "$(nproc)" --build-dir "/tmp/kbv-buildab-$last" ${KBV_PROF_ARGS:-} \
+    | grep -E "^(verdicts|evaluation phase|build phase|speedups within|outcomes)" | sed "s/^/warm $var=$last: /" | tee -a "$OUT/buildab-summary.md"
+  "$PY" bench/probes/summarize_profile.py "$OUT/buildab-warm-profile" > "$OUT/buildab-warm-steps-summary.md"
+  for v in "${values[@]:1}"; do
+    "$PY" scripts/compare_verdicts.py "$OUT/buildab-${values[0]}/throughput.db" "$OUT/buildab-$v/throughput.db" \
+      | tee "$OUT/buildab-compare-$v-summary.md" | tail -6
   done
 fi
 

@@ -96,7 +96,6 @@ void to_json(nlohmann::json& j, const TimingResult& t) {
                      {"hop_ms", t.hop_ms},         {"hop_samples", t.hop_samples},           {"gated", t.gated},
                      {"checked_calls", t.checked_calls}};
   put_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
-  j["wake_us"] = t.wake_us;
   j["sandbox_frozen"] = t.sandbox_frozen;
   put_optional(j, "idle_hop_ms", t.idle_hop_ms);
   put_optional(j, "busy_hop_share", t.busy_hop_share);
@@ -121,7 +120,6 @@ void from_json(const nlohmann::json& j, TimingResult& t) {
   get_field(j, "gated", t.gated);
   get_field(j, "checked_calls", t.checked_calls);
   get_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
-  get_field(j, "wake_us", t.wake_us);
   get_field(j, "sandbox_frozen", t.sandbox_frozen);
   get_optional(j, "idle_hop_ms", t.idle_hop_ms);
   get_optional(j, "busy_hop_share", t.busy_hop_share);

@@ -139,10 +139,6 @@ struct TimingResult {
   std::string primary_baseline;
   bool l2_flush = false;
   std::int64_t l2_flush_bytes = 0;
-  // Device time (us) the judge's stream was kept busy right before every sample, ahead of the
-  // flush, so that no sample starts on a device that idled (judge/sample_lead_in.hpp); 0 when off
-  // (KBV_WAKE_US=0) or on the CPU.
-  double wake_us = 0;
   int input_sets = 1;          // timed calls rotate over this many input sets
   int warmup_rounds = 0;
   int rounds = 0;

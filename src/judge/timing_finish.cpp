@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 
 #include <cuda_runtime_api.h>
@@ -14,7 +13,7 @@
 #include "ipc/message_fields.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
-#include "judge/sample_lead_in.hpp"
+#include "judge/l2_flush.hpp"
 #include "judge/timing_rules.hpp"
 #include "stats/compare.hpp"
 #include "stats/median_ci.hpp"
@@ -86,8 +85,7 @@ SpeedupResult summarize_speedup(const std::string& baseline, const std::vector<d
 std::vector<double> Judgement::idle_hop_samples(bool gated) {
   const bool cuda = device_.is_cuda();
   const std::string what = "timing: the idle hop";
-  // The same lead-in as the rounds' samples had (their verdicts warned of a bad KBV_WAKE_US).
-  SampleLeadIn lead_in(device_, verdict_.device.l2_bytes, wake_us_setting(std::getenv("KBV_WAKE_US"), nullptr), stream_);
+  L2Flush flush(device_, verdict_.device.l2_bytes);
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   if (cuda) {
     cudaEventCreate(&e0);
@@ -101,7 +99,7 @@ std::vector<double> Judgement::idle_hop_samples(bool gated) {
       gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
       if (!gate->close(stream_)) gate.reset();
     }
-    lead_in.queue();
+    flush.flush();
     std::uint32_t seq = twin_->next_seq();
     std::string error, token;
     auto t0 = std::chrono::steady_clock::now();

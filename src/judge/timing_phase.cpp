@@ -4,13 +4,12 @@
 // between contexts: on the H200 a call that crosses into another process's context and back
 // costs ~280 us more than the same work in one stream (bench/RESULTS.md, 2026-12-01). So every
 // callable is timed through the same hop, by the judge's own events:
-//   candidate:  judge stream [gate] inputs -> wake, flush -> E0 -> start word | sandbox: forward | done word -> E1
-//   baseline:   judge stream [gate] inputs -> wake, flush -> E0 -> start word | twin: one tiny kernel | done word
-//                                                                             -> Model.forward -> E1
-//   hop:        judge stream [gate] wake, flush -> E0 -> start word | twin | done word -> E1
-// and the median of the hop samples is subtracted from every sample. The wake keeps the device
-// busy for a set stretch of device time before every sample (judge/sample_lead_in.hpp: a sample
-// that starts on an idle device runs slow). The gate holds the judge's stream until every callable's work is queued, so host dispatch (and the channel's latency) is
+//   candidate:  judge stream [gate] inputs -> flush -> E0 -> start word | sandbox: forward | done word -> E1
+//   baseline:   judge stream [gate] inputs -> flush -> E0 -> start word | twin: one tiny kernel | done word
+//                                                                      -> Model.forward -> E1
+//   hop:        judge stream [gate] flush -> E0 -> start word | twin | done word -> E1
+// and the median of the hop samples is subtracted from every sample. The gate holds the judge's
+// stream until every callable's work is queued, so host dispatch (and the channel's latency) is
 // outside the samples, on both sides alike. The judge's E1 cannot run while the sandbox's context
 // holds the GPU, so work a candidate leaves running on a side stream lands inside its sample, or,
 // past one time slice, after the judge's snapshot of its outputs.
@@ -29,7 +28,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -46,7 +44,7 @@
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
-#include "judge/sample_lead_in.hpp"
+#include "judge/l2_flush.hpp"
 #include "judge/profile.hpp"
 #include "judge/timing_rules.hpp"
 #include "judge/untimed_draws.hpp"
@@ -113,13 +111,9 @@ void Judgement::measure_time() {
   result.clock = cuda ? "cuda_events" : "cpu_steady_clock";
   result.primary_baseline = primary;
   result.target_rel_ci = options.target_rel_ci;
-  std::string wake_error;
-  const double wake_us = wake_us_setting(std::getenv("KBV_WAKE_US"), &wake_error);
-  if (!wake_error.empty()) warn("timing: " + wake_error);
-  SampleLeadIn lead_in(device_, verdict_.device.l2_bytes, wake_us, stream_);
-  result.l2_flush = lead_in.flush_bytes() > 0;
-  result.l2_flush_bytes = lead_in.flush_bytes();
-  result.wake_us = lead_in.wake_us();
+  L2Flush flush(device_, verdict_.device.l2_bytes);
+  result.l2_flush = flush.bytes() > 0;
+  result.l2_flush_bytes = flush.bytes();
 
   // The baselines' own inputs: judge-private buffers the candidate never sees.
   ArgList base_inputs = guarded(Outcome::problem_error, "timing: get_inputs()", [&] {
@@ -230,7 +224,7 @@ void Judgement::measure_time() {
       if (c.kind == Kind::baseline)
         for (std::size_t i = 0; i < fresh.size(); ++i)
           if (fresh[i].is_tensor) base_inputs[i].tensor.copy_(fresh[i].tensor);
-      lead_in.queue();
+      flush.flush();
       return 0;
     });
     std::uint32_t seq = runner.next_seq();

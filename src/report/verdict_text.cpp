@@ -78,10 +78,7 @@ std::string format_verdict(const Verdict& v) {
     const auto& t = *v.timing;
     line(fmt::format("  timing ({}{}, {} input set(s), {} rounds in {:.1f} s, {})",
                      t.clock == "cpu_steady_clock" ? "CPU timing, steady clock" : "CUDA events",
-                     t.l2_flush ? fmt::format(", {}L2 flushed with {} before each sample",
-                                              t.wake_us > 0 ? fmt::format("device kept busy {:.0f} us and ", t.wake_us) : "",
-                                              format_bytes(t.l2_flush_bytes))
-                                : "",
+                     t.l2_flush ? fmt::format(", L2 flushed with {} before each sample", format_bytes(t.l2_flush_bytes)) : "",
                      t.input_sets, t.rounds, t.seconds,
                      t.stop_reason == "converged" ? fmt::format("CI within +-{:g}%", t.target_rel_ci * 100)
                                                   : "time budget ran out before the CI reached the target"));

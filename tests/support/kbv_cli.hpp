@@ -50,14 +50,13 @@ struct CliResult {
 
 // kbv eval <args> --device <device> --json <tmp> --build-dir <shared> [--time-budget ...]
 inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& device,
-                              double timeout_seconds = 900, std::map<std::string, std::string> env = {}) {
+                              double timeout_seconds = 900) {
   static int counter = 0;
   std::string json_path = build_dir() + "/verdict-" + std::to_string(++counter) + ".json";
   ProcessSpec spec;
   spec.argv = {kBin + "/kbv", "eval"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.argv.insert(spec.argv.end(), {"--device", device, "--json", json_path, "--build-dir", build_dir()});
-  spec.env_set = std::move(env);
   auto deadline = Clock::now() + std::chrono::seconds(static_cast<long>(timeout_seconds));
   CliResult r;
   r.process = run_process(spec, deadline);

@@ -3,7 +3,7 @@
 for every slot both hold (run, level, problem, sample, protocol), the outcome, the flags and the
 headline speedup with its 95% CI; prints each slot that differs and a closing count. Two speedups
 agree when their CIs overlap (timing is a measurement: the same kernel twice is not the same
-number). Usage: compare_verdicts.py BEFORE.db AFTER.db"""
+number), and how far the speedups moved between the two. Usage: compare_verdicts.py BEFORE.db AFTER.db"""
 import json
 import sqlite3
 import sys
@@ -43,5 +43,12 @@ for key in common:
     if why:
         differ += 1
         print(" ".join(str(k) for k in key) + ": " + "; ".join(why))
+# How far the same kernel's speedup moved between the two DBs, beside what each CI claims.
+moves = sorted(abs(after[k]["speedup"][0] / before[k]["speedup"][0] - 1) for k in common
+               if before[k]["speedup"] and after[k]["speedup"])
+if moves:
+    q = lambda f: moves[min(len(moves) - 1, int(f * len(moves)))]
+    print(f"speedup moved between the two: median {100 * q(0.5):.2f}%, 90th percentile {100 * q(0.9):.2f}%, "
+          f"largest {100 * moves[-1]:.2f}%; within 1%: {sum(m <= 0.01 for m in moves)} of {len(moves)}")
 print(f"{len(common)} slots in both ({len(before)} before, {len(after)} after): {differ} differ, "
       f"{outcome_moved} changed outcome")

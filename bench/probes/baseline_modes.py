@@ -5,7 +5,7 @@ bench/corpus-l1 problem 6 (ConvTranspose2d, TF32 off) timed 1.805 ms in some kbv
 over several placements of its tensors (a pad allocation of a random size moves them), with
 fresh inputs of the problem's own distribution, and names the kernels each placement ran.
 
-  python bench/probes/baseline_modes.py PROBLEM.py [--placements 8] [--reps 30] [--tf32 off|on]
+  python bench/probes/baseline_modes.py PROBLEM.py [--placements 8] [--reps 30] [--tf32 off|on] [--burst 5]
 
 Prints one line per placement: median and spread of the forward's time (CUDA events), the
 tensors' addresses modulo 2 MiB, and the kernels (torch.profiler) when they change.
@@ -38,6 +38,7 @@ def main():
     ap.add_argument("--placements", type=int, default=8)
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--tf32", default="off")
+    ap.add_argument("--burst", type=int, default=5)
     a = ap.parse_args()
     tf32 = a.tf32 == "on"
     torch.backends.cuda.matmul.allow_tf32 = tf32
@@ -55,11 +56,16 @@ def main():
             fn = lambda: model(*xs)
             for _ in range(5):
                 fn()
+            # Back to back, so no sample starts on an idled device (idle_wake.py): the mean of
+            # a burst of forwards per sample.
             times = []
             for _ in range(a.reps):
                 s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record(); out = fn(); e.record(); e.synchronize()
-                times.append(s.elapsed_time(e))
+                s.record()
+                for _ in range(a.burst):
+                    out = fn()
+                e.record(); e.synchronize()
+                times.append(s.elapsed_time(e) / a.burst)
             ks = kernels(fn)
         addrs = [hex(x.data_ptr() % (2 << 20)) for x in xs if torch.is_tensor(x)] + [hex(out.data_ptr() % (2 << 20))]
         print(f"placement {k}: median {statistics.median(times):.4f} ms, min {min(times):.4f}, max {max(times):.4f}; "

@@ -11,18 +11,12 @@ Prints one line per placement: median and spread of the forward's time (CUDA eve
 tensors' addresses modulo 2 MiB, and the kernels (torch.profiler) when they change.
 """
 import argparse
-import importlib.util
 import random
 import statistics
 
 import torch
 
-
-def load(path):
-    spec = importlib.util.spec_from_file_location("problem", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from probe_problem import cuda_inputs, load
 
 
 def kernels(fn):
@@ -51,7 +45,7 @@ def main():
     pads = []
     for k in range(a.placements):
         pads.append(torch.empty(rng.randrange(1, 64) * (1 << 20) + rng.randrange(0, 1 << 20, 512), dtype=torch.uint8, device="cuda"))
-        xs = [x.cuda() if torch.is_tensor(x) else x for x in p.get_inputs()]
+        xs = cuda_inputs(p)
         with torch.no_grad():
             fn = lambda: model(*xs)
             for _ in range(5):

@@ -6,15 +6,17 @@ a 256 MiB buffer (~85 us each) then the usual one flush.
 
   python bench/probes/idle_wake.py PROBLEM.py [--reps 20]
 """
-import argparse, importlib.util, statistics, time
+import argparse, statistics, time
 import torch
+
+from probe_problem import cuda_inputs, load
 
 ap = argparse.ArgumentParser(); ap.add_argument("problem"); ap.add_argument("--reps", type=int, default=20)
 a = ap.parse_args()
-spec = importlib.util.spec_from_file_location("problem", a.problem); p = importlib.util.module_from_spec(spec); spec.loader.exec_module(p)
+p = load(a.problem)
 torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
 model = p.Model(*p.get_init_inputs()).cuda()
-xs = [x.cuda() if torch.is_tensor(x) else x for x in p.get_inputs()]
+xs = cuda_inputs(p)
 flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
 with torch.no_grad():
     for _ in range(5): model(*xs)

@@ -3,7 +3,7 @@
 kbv's timing draws a fresh input set every round and flushes L2 before each sample. On bench/corpus-l1
 problem 6 (ConvTranspose2d) the eager baselines' samples then spread widely inside one evaluation
 (TF32 on: 0.27-0.95 ms, quartiles 0.36-0.56) and their medians differ between evaluations by up to
-15%, at a constant 1980 MHz SM clock. This times the problem's Model in three ways, L2 flushed
+15%, at a constant 1980 MHz SM clock. This times the problem's Model in six ways, L2 flushed
 before every sample in each:
   same:   one input set for every sample;
   pool:   a different set each sample, all drawn before the first (as a pool rotated through);
@@ -15,18 +15,12 @@ before every sample in each:
   python bench/probes/input_rotation.py PROBLEM.py [--reps 40] [--rounds 2] [--tf32 on|off]
 """
 import argparse
-import importlib.util
 import statistics
 import time
 
 import torch
 
-
-def load(path):
-    spec = importlib.util.spec_from_file_location("problem", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from probe_problem import cuda_inputs, load
 
 
 def main():
@@ -40,7 +34,7 @@ def main():
     p = load(a.problem)
     model = p.Model(*p.get_init_inputs()).cuda()
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    draw = lambda: [x.cuda() if torch.is_tensor(x) else x for x in p.get_inputs()]
+    draw = lambda: cuda_inputs(p)
 
     def sample(xs, spin=0):
         for _ in range(spin):

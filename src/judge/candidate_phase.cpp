@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ipc/message_fields.hpp"
+#include "judge/compiler_error.hpp"
 #include "judge/judgement.hpp"
 #include "judge/profile.hpp"
 #include "judge/sandbox_setup.hpp"
@@ -47,6 +48,14 @@ std::string read_text(const std::string& path) {
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
+}
+
+// A failed compile's reason with the compiler's first diagnostic (read here, from the log, not
+// taken from the sandbox's message): "Error building extension 'x'" says nothing of what to fix.
+std::string with_compiler_error(std::string message, const ipc::Fields& failed, const std::string& log_path) {
+  if (!(failed.has("compiler") && failed.boolean("compiler"))) return message;
+  std::string diagnostic = first_compiler_error(tail_of_file(log_path, 256 * 1024));
+  return diagnostic.empty() ? message : message + ": " + diagnostic;
 }
 
 // The sandbox's account of its extensions, checked field by field.
@@ -138,7 +147,8 @@ void Judgement::await_build() {
     ipc::Fields f(reply, "failed");
     std::string kind = f.str("kind", 32), message = first_line(f.str("message", 8000));
     if (kind == "needs_cuda") throw needs_cuda_ending(message, !device_.is_cuda(), job_.candidate_path);
-    throw Ending{kind == "runtime_error" ? Outcome::runtime_error : Outcome::compile_error, message};
+    if (kind == "runtime_error") throw Ending{Outcome::runtime_error, message};
+    throw Ending{Outcome::compile_error, with_compiler_error(message, f, cache_.log)};
   }
 }
 
@@ -178,7 +188,7 @@ void Judgement::finish_build_only() {
     // import) failed for the same reason with the GPU: the architecture is given. Anything else
     // may be the missing GPU's doing.
     if (device_free && !(f.has("compiler") && f.boolean("compiler"))) throw needs_device(message);
-    throw Ending{Outcome::compile_error, message};
+    throw Ending{Outcome::compile_error, with_compiler_error(message, f, cache_.log)};
   }
   enter(Stage::built);
   throw Ending{Outcome::skipped, "build only (kbv run's build phase)"};

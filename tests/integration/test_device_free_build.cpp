@@ -150,6 +150,22 @@ TEST(DeviceFreeBuild, AnExtensionThatDoesNotCompileIsACompileError) {
   ASSERT_TRUE(r.verdict.is_object()) << r.context();
   EXPECT_EQ(r.verdict.value("outcome", ""), "compile_error") << r.context();
   EXPECT_EQ(r.verdict.value("stage", ""), "build") << r.context();
+  EXPECT_NE(r.verdict.value("reason", "").find("'output' was not declared"), std::string::npos) << r.context();
+}
+
+// A CUDA source that compiles under none of kbv's attempts: the reason is nvcc's diagnostic of
+// the last one (the source as written), not torch's bare "Error building extension".
+TEST(DeviceFreeBuild, ACudaSourceThatDoesNotCompileSaysWhatNvccSaid) {
+  auto r = build_device_free(fixture("relu_cuda_typo.py"), "cuda-typo");
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  EXPECT_EQ(r.verdict.value("outcome", ""), "compile_error") << r.context();
+  EXPECT_EQ(r.verdict.value("stage", ""), "build") << r.context();
+  const std::string reason = r.verdict.value("reason", "");
+  EXPECT_NE(reason.find("cuda.cu("), std::string::npos) << r.context();
+  EXPECT_NE(reason.find("has no member \"X\""), std::string::npos) << r.context();
+  // All three attempts ran and failed: the log says the as-written one was the last.
+  const std::string log = read_file(r.verdict["build"].value("log_path", ""));
+  EXPECT_NE(log.find("compiling it as written"), std::string::npos) << log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
 }
 
 // Imports that may need the GPU are no verdict of a device-free build (they may be honest): the

@@ -146,6 +146,9 @@ TEST(EvalCli, CompileErrorKeepsTheCompilerLog) {
   auto r = run_kbv({kRelu, candidate("relu_compile_error.py")});
   ASSERT_EQ(outcome(r), "compile_error") << context(r);
   EXPECT_NE(r.verdict["build"]["log_tail"].get<std::string>().find("error"), std::string::npos) << context(r);
+  // The reason names what to fix: g++'s own first diagnostic, not only torch's "Error building".
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("main.cpp:"), std::string::npos) << context(r);
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find("'output' was not declared"), std::string::npos) << context(r);
 }
 
 TEST(EvalCli, MissingModelNewIsCompileError) {

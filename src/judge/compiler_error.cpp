@@ -24,16 +24,16 @@ bool is_diagnostic(std::string_view line) {
 
 // "/root/.cache/kbv/builds/abc/relu_kbv_abc/cuda.cu(10): error: ..." -> "cuda.cu(10): error: ...":
 // the build folder's path says nothing the user needs, and holds the machine's layout.
-std::string without_leading_path(std::string line) {
+std::string_view without_leading_path(std::string_view line) {
   auto end = line.find_first_of(":( ");
-  if (line.empty() || line[0] != '/' || end == std::string::npos) return line;
+  if (line.empty() || line[0] != '/' || end == std::string_view::npos) return line;
   auto slash = line.rfind('/', end);
   return line.substr(slash + 1);
 }
 
-// ASCII only (the verdict is JSON, which must be valid UTF-8; the log need not be): g++'s quotes
-// under a UTF-8 locale (U+2018/2019, U+201C/201D) as ' and ", any other byte outside printable
-// ASCII as a space.
+// One line of plain text, the same under any locale: g++'s quotes under a UTF-8 locale
+// (U+2018/2019, U+201C/201D) as ' and ", and any other byte outside printable ASCII (a terminal
+// escape the candidate put in its source, say) as a space.
 std::string printable(std::string_view text, std::size_t max) {
   std::string out;
   for (std::size_t i = 0; i < text.size() && out.size() < max; ++i) {
@@ -69,12 +69,12 @@ std::string first_compiler_error(std::string_view log, std::size_t max) {
   line_start = log.find('\n', line_start + 1);       // and the command ninja ran
   while (line_start != std::string_view::npos && line_start + 1 < log.size()) {
     std::size_t begin = line_start + 1, end = log.find('\n', begin);
-    std::string line(log.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    std::string_view line = log.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
     // The end of this step's output: ninja's own summary, or the next step kbv or ninja began.
     if (line.rfind("ninja: ", 0) == 0 || line.rfind("FAILED: ", 0) == 0) break;
     if (is_diagnostic(line)) {
       auto first = line.find_first_not_of(" \t");
-      return printable(without_leading_path(line.substr(first == std::string::npos ? 0 : first)), max);
+      return printable(without_leading_path(line.substr(first == std::string_view::npos ? 0 : first)), max);
     }
     line_start = end;
   }

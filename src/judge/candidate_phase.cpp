@@ -50,10 +50,14 @@ std::string read_text(const std::string& path) {
   return out.str();
 }
 
+// The sandbox's failure was its compiler's (torch's "Error building extension"), not an import
+// that raised.
+bool compiler_failed(const ipc::Fields& failed) { return failed.has("compiler") && failed.boolean("compiler"); }
+
 // A failed compile's reason with the compiler's first diagnostic (read here, from the log, not
 // taken from the sandbox's message): "Error building extension 'x'" says nothing of what to fix.
 std::string with_compiler_error(std::string message, const ipc::Fields& failed, const std::string& log_path) {
-  if (!(failed.has("compiler") && failed.boolean("compiler"))) return message;
+  if (!compiler_failed(failed)) return message;
   std::string diagnostic = first_compiler_error(tail_of_file(log_path, 256 * 1024));
   return diagnostic.empty() ? message : message + ": " + diagnostic;
 }
@@ -187,7 +191,7 @@ void Judgement::finish_build_only() {
     // An extension that failed to compile (the compiler said so, and that failure ended the
     // import) failed for the same reason with the GPU: the architecture is given. Anything else
     // may be the missing GPU's doing.
-    if (device_free && !(f.has("compiler") && f.boolean("compiler"))) throw needs_device(message);
+    if (device_free && !compiler_failed(f)) throw needs_device(message);
     throw Ending{Outcome::compile_error, with_compiler_error(message, f, cache_.log)};
   }
   enter(Stage::built);

@@ -94,7 +94,7 @@ void to_json(nlohmann::json& j, const TimingResult& t) {
                      {"rounds", t.rounds},         {"seconds", t.seconds},                   {"stop_reason", t.stop_reason},
                      {"target_rel_ci", t.target_rel_ci}, {"series", t.series},               {"speedups", t.speedups},
                      {"hop_ms", t.hop_ms},         {"hop_samples", t.hop_samples},           {"gated", t.gated},
-                     {"checked_calls", t.checked_calls}};
+                     {"checked_calls", t.checked_calls}, {"floor_samples", t.floor_samples}};
   put_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
   j["sandbox_frozen"] = t.sandbox_frozen;
   put_optional(j, "idle_hop_ms", t.idle_hop_ms);
@@ -119,6 +119,7 @@ void from_json(const nlohmann::json& j, TimingResult& t) {
   get_field(j, "hop_samples", t.hop_samples);
   get_field(j, "gated", t.gated);
   get_field(j, "checked_calls", t.checked_calls);
+  get_field(j, "floor_samples", t.floor_samples);
   get_optional(j, "torch_compile_seconds", t.torch_compile_seconds);
   get_field(j, "sandbox_frozen", t.sandbox_frozen);
   get_optional(j, "idle_hop_ms", t.idle_hop_ms);

@@ -157,8 +157,11 @@ struct TimingResult {
   // than the launch queue holds) and the host's time is in them.
   bool gated = false;
   // Timed calls whose outputs the judge read and compared with the reference of their inputs
-  // (chosen at random; the candidate cannot tell them from the others).
+  // (every call whose reference is finite, warm-up included).
   int checked_calls = 0;
+  // Candidate samples credited the floor (2 us): its call ended within that of the hop. When half
+  // or more are, the speedup rests on the timer's floor, not on the kernel: never FASTER.
+  int floor_samples = 0;
   // torch.compile(Model)'s first call (compilation, or a load from inductor's cache), when the
   // torch_compile series was asked for; its failure is a warning, not the candidate's.
   std::optional<double> torch_compile_seconds;

@@ -1,15 +1,19 @@
 // One call of the candidate, as the judge makes it: inputs written by the judge into memory it
-// shares with the sandbox, the call asked for over the channel, the end of the call taken from
-// the GPU (the runner's stream writes its `done` word after forward(); the judge's stream waits
-// for it), and the outputs read by the judge itself right after that point. Every wait has a
-// deadline; a runner that never signals is released from the host, never waited on for ever.
+// shares with the sandbox (behind a gate, so work that does not wait for the caller's stream
+// finds poison there: call_window.cpp), the call asked for over the channel, the end of the call
+// taken from the GPU (the runner's stream writes its `done` word after forward(); the judge's
+// stream waits for it), and the outputs read by the judge itself right after that point. Every
+// wait has a deadline; a runner that never signals is released from the host, never waited on
+// for ever.
 #include <thread>
 
 #include <cuda_runtime_api.h>
 
+#include "cuda/stream_gate.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
+#include "judge/timing_rules.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/py_json.hpp"
 
@@ -31,6 +35,13 @@ void Judgement::bind_slot(std::uint32_t slot, const ArgList& like) {
   // it, and memory it maps must never become another of the judge's allocations.
   if (slots_[slot]) retired_slots_.push_back(std::move(*slots_[slot]));
   slots_[slot] = guarded(Outcome::internal_error, "sharing the inputs", [&] { return torch_host::SharedBlock::allocate(likes, device_); });
+  // Poison before the sandbox can map it: a fresh block may hold what the judge freed before.
+  if (slot_poisoned_.size() <= slot) slot_poisoned_.resize(slot + 1, false);
+  slot_poisoned_[slot] = false;
+  guarded(Outcome::internal_error, "poisoning the inputs", [&] {
+    poison_slot(slot);
+    return 0;
+  });
   bound_values_.resize(slots_.size());
   bound_values_[slot] = args;
   std::vector<int> fds;
@@ -52,7 +63,7 @@ std::vector<at::Tensor> Judgement::slot_inputs(std::uint32_t slot) const {
   return out;
 }
 
-void Judgement::write_inputs(std::uint32_t slot, const ArgList& values) {
+void Judgement::bind_if_needed(std::uint32_t slot, const ArgList& values) {
   // A slot is rebound when the arguments' shapes or plain values change (e.g. another size).
   bool fits = slot < slots_.size() && slots_[slot] && bound_values_[slot].size() == values.size();
   std::size_t k = 0;
@@ -69,9 +80,19 @@ void Judgement::write_inputs(std::uint32_t slot, const ArgList& values) {
     }
   }
   if (!fits) bind_slot(slot, values);
-  k = 0;
+}
+
+void Judgement::copy_inputs(std::uint32_t slot, const ArgList& values) {
+  std::size_t k = 0;
   for (const auto& v : values)
     if (v.is_tensor) slots_[slot]->tensors()[k++].copy_(v.tensor);
+  if (slot < slot_poisoned_.size()) slot_poisoned_[slot] = false;
+}
+
+void Judgement::write_inputs(std::uint32_t slot, const ArgList& values) {
+  bind_if_needed(slot, values);
+  copy_inputs(slot, values);
+  torch_host::synchronize(device_);
 }
 
 void Judgement::wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq) {
@@ -93,31 +114,72 @@ void Judgement::wait_for_stream(const std::string& what, RunnerClient* runner, s
   if (e != cudaSuccess) throw Ending{Outcome::internal_error, what + ": the judge's own stream failed: " + cudaGetErrorString(e)};
 }
 
-CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& what) {
+CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs, const std::string& what, CallMode mode) {
+  const bool cuda = device_.is_cuda();
+  guarded(Outcome::internal_error, what + ": preparing the inputs", [&] {
+    ready_slot(slot, inputs);
+    return 0;
+  });
+  // In its window, the call's work is all queued before the judge's stream writes its inputs:
+  // work that does not wait for the caller's stream runs before they are there (on poison).
+  std::optional<cuda::StreamGate> gate;
+  if (cuda && mode == CallMode::in_window && calls_gated_) {
+    gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
+    if (!gate->close(stream_)) {
+      calls_gated_ = false;
+      gate.reset();
+    }
+  }
+  auto open_gate = [&] {
+    if (!gate) return;
+    gate->open();
+    if (gate->timed_out()) calls_gated_ = false;  // forward() waited for the device: not again
+    gate.reset();
+  };
   std::uint32_t seq = sandbox_->next_seq();
   std::string error, token;
-  if (device_.is_cuda() && !sandbox_->done_is_before(seq))
-    throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
-  if (device_.is_cuda() && !sandbox_->queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
+  try {
+    guarded(Outcome::internal_error, what + ": writing the inputs", [&] {
+      copy_inputs(slot, inputs);
+      return 0;
+    });
+    if (cuda && !sandbox_->done_is_before(seq))
+      throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
+    if (cuda && !sandbox_->queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
+    // Without a gate the inputs (and the start) are on the device before the call is asked for:
+    // nothing the sandbox queues on receiving it can run ahead of them.
+    if (!gate) torch_host::synchronize(device_);
+  } catch (...) {
+    open_gate();
+    throw;
+  }
   nlohmann::json called;
   try {
     token = sandbox_->call(seq, slot);
     called = sandbox_->receive_answer("called", seq, token, run_deadline_);
   } catch (const RunnerError& e) {
     sandbox_->release(seq);
+    open_gate();
     end_with_runner_error(e, what);
   }
   CallOutputs out;
   std::string status;
-  guarded(Outcome::protocol_violation, what, [&] {
-    ipc::Fields f(called, "called");
-    status = f.str("status", 16);
-    if (status == "error") error = f.str("error", 8000);
-    else if (status != "ok") throw ipc::ProtocolError("unknown status");
-    return 0;
-  });
+  try {
+    guarded(Outcome::protocol_violation, what, [&] {
+      ipc::Fields f(called, "called");
+      status = f.str("status", 16);
+      if (status == "error") error = f.str("error", 8000);
+      else if (status != "ok") throw ipc::ProtocolError("unknown status");
+      return 0;
+    });
+  } catch (...) {
+    sandbox_->release(seq);
+    open_gate();
+    throw;
+  }
   if (status == "error") {
     sandbox_->release(seq);
+    open_gate();
     try {
       sandbox_->receive_answer("completed", seq, token, run_deadline_);
     } catch (const RunnerError&) {
@@ -125,10 +187,14 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
     }
     throw Ending{Outcome::runtime_error, what + ": " + first_line(error)};
   }
-  if (device_.is_cuda() && !sandbox_->queue_wait_done(stream_, seq, &error)) {
+  if (cuda && !sandbox_->queue_wait_done(stream_, seq, &error)) {
     sandbox_->release(seq);
+    open_gate();
     throw Ending{Outcome::internal_error, what + ": " + error};
   }
+  // forward() has returned, so everything it queued is queued: the window may start. Mapping the
+  // outputs happens after (opening the sandbox's memory under a held stream can wait on it).
+  open_gate();
   try {
     out.views = reader_->view(ipc::Fields(called, "called").array("outputs", 64));
   } catch (const ipc::ProtocolError& e) {
@@ -136,7 +202,7 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
     throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
   }
   out.aliased_inputs = torch_host::OutputReader::aliased_inputs(called["outputs"]);
-  out.snapshot = snapshot_outputs(out.views);
+  if (mode == CallMode::in_window) out.snapshot = snapshot_outputs(out.views);
   nlohmann::json completed;
   try {
     completed = sandbox_->receive_answer("completed", seq, token, run_deadline_);
@@ -156,6 +222,11 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const std::string& wha
     throw Ending{Outcome::runtime_error, what + ": " + first_line(device_error)};
   }
   wait_for_stream(what, sandbox_.get(), seq);
+  if (mode == CallMode::settled) out.snapshot = snapshot_outputs(out.views);
+  guarded(Outcome::internal_error, what + ": after the call", [&] {
+    close_call(slot, inputs, out);
+    return 0;
+  });
   return out;
 }
 

@@ -2,7 +2,9 @@
 // the memory it shares with the sandbox (its own pristine copy stays private), asks for one call,
 // reads the outputs itself, and compares them with its own reference. Strict adds the checks
 // that only look at what the judge observed: inputs changed by the call, an output that is an
-// input, an output that changed after the call ended, and a second call on the same inputs.
+// input, and a second call on the same inputs. Under every protocol an output still being
+// written after the call's end, or wrong only because the call's work ran ahead of its inputs,
+// is unsynchronized_work (call_window.cpp).
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
@@ -110,16 +112,12 @@ NumericsCheck Judgement::numerics_against_truth(const ArgList& inputs, const std
   return check;
 }
 
-void Judgement::check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out) {
-  if (auto e = find_input_mutation(pristine, slot_inputs(kSlot))) flag(FlagName::input_mutated, dist + ": " + *e);
+void Judgement::check_candidate_call(const std::string& dist, const CallOutputs& out) {
+  if (out.input_mutation) flag(FlagName::input_mutated, dist + ": " + *out.input_mutation);
   for (std::size_t i = 0; i < out.aliased_inputs.size(); ++i)
     if (out.aliased_inputs[i] >= 0)
       flag(FlagName::output_aliases_input, dist + ": output " + std::to_string(i) + " is a view of input " +
                                                std::to_string(out.aliased_inputs[i]));
-  // The output as it is now, long after the call ended, against the judge's copy taken at its
-  // end: a difference means work that was still writing it after forward()'s stream finished.
-  if (auto e = find_late_writes(out.snapshot, snapshot_outputs(out.views)))
-    flag(FlagName::unsynchronized_work, dist + ": " + *e);
 }
 
 void Judgement::flag_degenerate(const CorrectnessResult& result) {
@@ -172,19 +170,17 @@ void Judgement::check_correctness() {
         profile::Step step("correctness.inputs");
         return guarded(Outcome::problem_error, spec.name + (spec.kind == DistributionKind::hidden_file ? ": get_hidden_inputs()" : ": get_inputs()"), [&] { return inputs_of(spec); });
       }();
-      guarded(Outcome::internal_error, spec.name + ": writing the inputs", [&] {
-        profile::Step step("correctness.write_inputs");
-        write_inputs(kSlot, inputs);
-        return 0;
-      });
       CallOutputs out = [&] {
         profile::Step step("correctness.call");
-        return call_candidate(kSlot, spec.name + ": ModelNew.forward");
+        return call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward");
       }();
       if (output_bytes_ == 0) output_bytes_ = torch_host::output_bytes_to_write(out.views, device_);
-      if (strict()) {
-        profile::Step step("correctness.strict_checks");
-        check_candidate_call(spec.name, inputs, out);
+      if (strict()) check_candidate_call(spec.name, out);
+      // Outputs still being written after the call's end: a caller on the current stream would
+      // read them unfinished. Every protocol.
+      if (out.late_writes && !failure) {
+        flag(FlagName::unsynchronized_work, spec.name + ": " + *out.late_writes);
+        failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *out.late_writes};
       }
       std::vector<at::Tensor> ref, ref_tf32;
       try {
@@ -219,13 +215,20 @@ void Judgement::check_correctness() {
           profile::Step step("correctness.trivial_pass");
           return trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
         }();
-        if (!cmp.ok && !failure) failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+        if (!cmp.ok && !failure) {
+          profile::Step step("correctness.explain");
+          if (auto why = explain_wrong_output(kSlot, inputs, ref, ref_tf32, out.snapshot, tol)) {
+            flag(FlagName::unsynchronized_work, spec.name + ": " + *why);
+            failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *why + " (in its window: " + cmp.reason + ")"};
+          } else {
+            failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+          }
+        }
         if (strict() && cmp.ok && !determinism_checked_) {
           // nondeterministic: the same inputs again, compared with the first call's snapshot.
           determinism_checked_ = true;
           profile::Step step("correctness.repeat");
-          write_inputs(kSlot, inputs);
-          CallOutputs again = call_candidate(kSlot, spec.name + ": ModelNew.forward (repeat)");
+          CallOutputs again = call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward (repeat)");
           auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
           if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
         }

@@ -341,7 +341,8 @@ std::vector<Verdict> Judgement::run() {
     passes.push_back({protocol_, verdict_, std::move(timing_draft_), output_bytes_, served, started_});
     // After anything but an output found wrong between calls, the sandbox may be mid-call, dead
     // or its device broken: the other protocols get a sandbox of their own (a fresh judge).
-    if (!served && verdict_.outcome != Outcome::incorrect) break;
+    // So too after an incorrect whose explaining call failed (call_window.cpp).
+    if (!served && (verdict_.outcome != Outcome::incorrect || sandbox_unfit_)) break;
   }
   enter(Stage::done);
   profile::set_protocol("done");

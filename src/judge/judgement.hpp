@@ -7,6 +7,7 @@
 //   problem_phase.cpp      the problem module, Model, the input source; `kbv audit`
 //   candidate_phase.cpp    the sandbox: start, build, ModelNew, weights, the build cache
 //   candidate_calls.cpp    one call of the candidate on judge-owned inputs, its outputs read back
+//   call_window.cpp        what a call is on the device: poison between calls, late writes, the cause named
 //   correctness_phase.cpp  every distribution, the strict checks on those calls
 //   timing_phase.cpp       candidate and baselines through the same hop, timed outputs checked
 //   compile_baseline.cpp   torch.compile(Model) as an extra baseline series, on request
@@ -59,9 +60,19 @@ struct Ending {
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {
   std::vector<at::Tensor> snapshot;  // judge-owned copies, taken right after the call's end
-  std::vector<at::Tensor> views;     // the sandbox's memory itself (valid until its next call)
+  std::vector<at::Tensor> views;     // the sandbox's memory itself (poisoned once the call is over)
   std::vector<int> aliased_inputs;   // per output: the input it views (sandbox's own account), or -1
+  // Found by the judge once the call was over (call_window.cpp): outputs written after the
+  // window's end (every protocol), inputs changed by the call (strict only).
+  std::optional<std::string> late_writes;
+  std::optional<std::string> input_mutation;
 };
+
+// How a call is made. in_window: the judge's stream held until the call's work is all queued
+// (the gate), the inputs written behind it, the outputs read at the window's end. settled: the
+// inputs on the device before the call is asked for, the outputs read once the sandbox's device
+// work is over: what the output is when nothing races (used only to name a wrong output's cause).
+enum class CallMode { in_window, settled };
 
 class Judgement {
  public:
@@ -141,10 +152,33 @@ class Judgement {
 
   // candidate_calls.cpp
   void bind_slot(std::uint32_t slot, const ArgList& like);
+  // Binds the slot to the values' layout when it differs (a new block, poisoned).
+  void bind_if_needed(std::uint32_t slot, const ArgList& values);
+  // Bound, then the values copied in and on the device (the memory phase: no window there).
   void write_inputs(std::uint32_t slot, const ArgList& values);
-  CallOutputs call_candidate(std::uint32_t slot, const std::string& what);
+  // The values copied into the bound slot on the judge's stream (behind the gate, when closed).
+  void copy_inputs(std::uint32_t slot, const ArgList& values);
+  // One call on `inputs` (the judge's pristine copy), made as `mode` says.
+  CallOutputs call_candidate(std::uint32_t slot, const ArgList& inputs, const std::string& what,
+                             CallMode mode = CallMode::in_window);
   void wait_for_stream(const std::string& what, RunnerClient* runner, std::uint32_t seq);
   std::vector<at::Tensor> slot_inputs(std::uint32_t slot) const;
+
+  // call_window.cpp
+  // The slot bound for `inputs` and holding poison, finished on the device: call before asking
+  // for a call (and before closing a gate).
+  void ready_slot(std::uint32_t slot, const ArgList& inputs);
+  void poison_slot(std::uint32_t slot);
+  // Once a call is over on the device (its answers in, the judge's stream synchronised): late
+  // writes and (strict) input mutation into `out`, then poison into the inputs and the outputs.
+  void close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out);
+  // A wrong output of a call made in its window: the same inputs again as a settled call. Right
+  // then: the candidate's work does not follow the caller's stream, and the evidence says so.
+  std::optional<std::string> explain_wrong_output(std::uint32_t slot, const ArgList& inputs, const std::vector<at::Tensor>& ref,
+                                                  const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& wrong,
+                                                  const Tolerance& tol);
+  // Ends the protocol `incorrect` with unsynchronized_work (every protocol): `evidence` says how.
+  [[noreturn]] void end_unsynchronized(const std::string& evidence);
 
   // correctness_phase.cpp
   void check_correctness();
@@ -156,7 +190,7 @@ class Judgement {
                                  const Tolerance& tol, std::optional<NumericsCheck>* numerics = nullptr);
   OutputComparison tolerance_outputs(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
                                      const std::vector<at::Tensor>& out, const Tolerance& tol) const;
-  void check_candidate_call(const std::string& dist, const ArgList& pristine, const CallOutputs& out);
+  void check_candidate_call(const std::string& dist, const CallOutputs& out);
   std::vector<at::Tensor> float64_outputs(const ArgList& inputs);
   NumericsCheck numerics_against_truth(const ArgList& inputs, const std::vector<at::Tensor>& ref,
                                        const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out);
@@ -222,6 +256,14 @@ class Judgement {
   std::vector<std::optional<torch_host::SharedBlock>> slots_;
   std::vector<torch_host::SharedBlock> retired_slots_;  // replaced by a rebind, kept until the end
   std::vector<nlohmann::json> bound_values_;  // per slot: the "args" the sandbox was given
+  std::vector<bool> slot_poisoned_;           // per slot: holds poison, finished on the device
+  // Calls outside the timing are gated until a forward() synchronised the device under a gate
+  // (it then waited for the gate's timeout); from then on they are made with the inputs already
+  // on the device instead (call_window.cpp).
+  bool calls_gated_ = true;
+  // A call made only to name a wrong output's cause failed: the sandbox may be unfit to serve
+  // the next protocol.
+  bool sandbox_unfit_ = false;
   std::unique_ptr<torch_host::OutputReader> reader_;
   void* stream_ = nullptr;  // the judge's CUDA stream for every candidate call (cudaStream_t)
   std::int64_t output_bytes_ = 0;  // what the candidate must write per call (implausible_speed)

@@ -199,6 +199,24 @@ void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
     for (std::size_t r = 0; r < candidate.size(); ++r) ratios.push_back(net(d.raw[i][r], hop) / candidate_net(candidate[r], hop, below));
     result.speedups.push_back(summarize_speedup(d.names[i], ratios));
   }
+  // No speedup rests on the floor: where half the candidate's samples or more were credited the
+  // floor, its time is below what timing across processes resolves (or its work ran outside the
+  // window and the checks did not see it): its speedups are never FASTER.
+  if (!below)
+    for (double ms : candidate)
+      if (ms - hop <= kMinCallMs) ++result.floor_samples;
+  if (!candidate.empty() && 2 * static_cast<std::size_t>(result.floor_samples) >= candidate.size()) {
+    bool demoted = false;
+    for (auto& sp : result.speedups)
+      if (sp.compare == "FASTER") {
+        sp.compare = "UNSURE";
+        demoted = true;
+      }
+    warn("timing: " + std::to_string(result.floor_samples) + " of " + std::to_string(candidate.size()) +
+         " candidate samples sit at the timer's floor (the call ended within " + std::to_string(static_cast<int>(kMinCallMs * 1000)) +
+         " us of the null call): its speedup is below the resolution of timing across processes" +
+         (demoted ? " and is reported UNSURE, not FASTER" : ""));
+  }
   if (auto note = budget_note(result)) warn(*note);
   if (auto note = resolution_note(result, d.cuda)) warn(*note);
   verdict_.timing = result;

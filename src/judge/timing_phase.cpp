@@ -14,10 +14,11 @@
 // holds the GPU, so work a candidate leaves running on a side stream lands inside its sample, or,
 // past one time slice, after the judge's snapshot of its outputs.
 //
-// Every round draws fresh inputs (nothing a cache could remember); at random (a private
-// generator, one round in kCheckOneIn) the judge reads the candidate's outputs right after E1 and
-// compares them with the reference of the same inputs, which is the TF32-off baseline's own
-// output of that round. A candidate cannot tell those calls from the others.
+// Every round draws fresh inputs (nothing a cache could remember); in every round the judge reads
+// the candidate's outputs right after E1 and compares them with the reference of the same
+// inputs, which is the TF32-off baseline's own output of that round. Between calls the shared
+// inputs and the call's outputs hold poison (call_window.hpp): work that ran before the round's
+// inputs arrived, or an output handed back unwritten, is wrong, and the verdict says which.
 //
 // The candidate cannot slow what it is compared with: the sandbox is frozen (isolation/freeze)
 // during every baseline and hop sample, so none of its processes runs then, and, on the GPU, the
@@ -58,7 +59,6 @@
 namespace kbv::judge {
 namespace {
 
-constexpr int kCheckOneIn = 4;
 constexpr int kHiddenOneIn = 4;
 // The sandbox's device memory is read from the driver in one round in kMemoryOneIn, at most
 // kMemorySamples times (an NVML query takes about a millisecond).
@@ -82,8 +82,9 @@ struct Callable {
 // One timed call's result.
 struct Sample {
   double ms = 0;
-  std::vector<at::Tensor> outputs;  // candidate: the judge's snapshot; baseline: its outputs (checked rounds)
+  std::vector<at::Tensor> outputs;  // candidate: the judge's snapshot; baseline: its outputs
   bool gate_timed_out = false;
+  std::optional<std::string> late_writes, input_mutation;  // candidate: found once its call was over
 };
 
 }  // namespace
@@ -203,12 +204,19 @@ void Judgement::measure_time() {
   };
   bool memory_round = false;
 
-  auto sample = [&](const Callable& c, const ArgList& fresh, bool keep_outputs) -> Sample {
+  auto sample = [&](const Callable& c, const ArgList& fresh) -> Sample {
     Sample s;
     profile::Step step(c.kind == Kind::candidate ? "timing.sample.candidate" : c.kind == Kind::baseline ? "timing.sample.baseline" : "timing.sample.hop");
     RunnerClient& runner = c.kind == Kind::candidate ? *sandbox_ : *twin_;
     const std::string what = "timing: " + c.name;
     if (cuda) reset_persisting_l2(device_);  // no sample inherits L2 state another context set
+    // The shared inputs hold poison, finished on the device, before the gate closes and the call
+    // is asked for: the round's inputs arrive only behind the gate (call_window.cpp).
+    if (c.kind == Kind::candidate)
+      guarded(Outcome::internal_error, what + ": poisoning the inputs", [&] {
+        ready_slot(kTimingSlot, fresh);
+        return 0;
+      });
     std::optional<cuda::StreamGate> gate;
     if (gated) {
       gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
@@ -220,7 +228,7 @@ void Judgement::measure_time() {
     }
     guarded(Outcome::runtime_error, what + ": preparing the inputs", [&] {
       profile::Step prepare("timing.sample.prepare");
-      if (c.kind == Kind::candidate) write_inputs(kTimingSlot, fresh);
+      if (c.kind == Kind::candidate) copy_inputs(kTimingSlot, fresh);
       if (c.kind == Kind::baseline)
         for (std::size_t i = 0; i < fresh.size(); ++i)
           if (fresh[i].is_tensor) base_inputs[i].tensor.copy_(fresh[i].tensor);
@@ -237,6 +245,9 @@ void Judgement::measure_time() {
     if (cuda) {
       cudaEventRecord(e0, static_cast<cudaStream_t>(stream_));
       if (!runner.queue_start(stream_, seq, &error)) throw Ending{Outcome::internal_error, what + ": " + error};
+      // Ungated, the window's start is on the device before the call is asked for (every
+      // callable alike): nothing the runner queues on receiving it can run ahead of E0.
+      if (!gate) cudaEventSynchronize(e0);
     }
     nlohmann::json called;
     try {
@@ -287,25 +298,28 @@ void Judgement::measure_time() {
           for (auto& o : out) o = o.clone();
         return out;
       });
-      if (!keep_outputs) s.outputs.clear();
     }
     if (cuda) cudaEventRecord(e1, static_cast<cudaStream_t>(stream_));
     auto t1 = SteadyClock::now();
-    if (c.kind == Kind::candidate && keep_outputs) {
-      try {
-        const auto& outputs = ipc::Fields(called, "called").array("outputs", 64);
-        for (int input : torch_host::OutputReader::aliased_inputs(outputs))
-          if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
-        s.outputs = snapshot_outputs(reader_->view(outputs));
-      } catch (const ipc::ProtocolError& e) {
-        runner.release(seq);
-        if (gate) gate->open();
-        throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
-      }
-    }
+    // Everything the sample times is queued: the gate may open. The outputs are mapped after it
+    // (opening the sandbox's memory under a held stream can wait on it) and read after E1.
     if (gate) {
       gate->open();
       s.gate_timed_out = gate->timed_out();
+    }
+    CallOutputs call;
+    if (c.kind == Kind::candidate) {
+      try {
+        const auto& outputs = ipc::Fields(called, "called").array("outputs", 64);
+        call.aliased_inputs = torch_host::OutputReader::aliased_inputs(outputs);
+        for (int input : call.aliased_inputs)
+          if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
+        call.views = reader_->view(outputs);
+        call.snapshot = snapshot_outputs(call.views);
+      } catch (const ipc::ProtocolError& e) {
+        runner.release(seq);
+        throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+      }
     }
     nlohmann::json completed;
     try {
@@ -326,6 +340,16 @@ void Judgement::measure_time() {
       throw Ending{call_failed, what + ": " + first_line(device_error)};
     }
     profile::timed("timing.sample.wait_stream", [&] { wait_for_stream(what, &runner, seq); });
+    if (c.kind == Kind::candidate) {
+      profile::Step close("timing.sample.close_call");
+      guarded(Outcome::internal_error, what + ": after the call", [&] {
+        close_call(kTimingSlot, fresh, call);
+        return 0;
+      });
+      s.outputs = std::move(call.snapshot);
+      s.late_writes = std::move(call.late_writes);
+      s.input_mutation = std::move(call.input_mutation);
+    }
     if (cuda) {
       float ms = 0;
       cudaEventElapsedTime(&ms, e0, e1);
@@ -378,9 +402,6 @@ void Judgement::measure_time() {
   setup_step.reset();
   while (decision == stats::StopDecision::keep_going) {
     ArgList fresh = profile::timed("timing.draw", [&] { return guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); }); });
-    // A hidden-test file's inputs are no secret (a candidate can recognise them by their values),
-    // so a timed round on them is always checked: being right only when checked gains nothing.
-    const bool check = !warming && (rng() % kCheckOneIn == 0 || drew_hidden);
     // The candidate first or last, the others in a random order between freezing and thawing.
     std::shuffle(others.begin(), others.end(), rng);
     std::vector<std::size_t> order = others;
@@ -397,8 +418,36 @@ void Judgement::measure_time() {
         frozen = set_frozen(true) && frozen;
         if (memory_round && frozen && freezable) read_process_memory(true);  // between calls, nothing of it running
       }
-      round_samples[i] = sample(callables[i], fresh, check);
+      round_samples[i] = sample(callables[i], fresh);
       fell_back = fell_back || round_samples[i].gate_timed_out;
+    }
+    // Every call is checked, warm-up and hidden rounds included: there is no checked call to tell
+    // apart from the others, and no luck of a draw in whether a wrong output is met.
+    {
+      profile::Step step("timing.check");
+      const Sample& cand = round_samples[0];
+      const std::string call_name = "timed call " + std::to_string(warm_rounds + round + 1);
+      if (cand.late_writes) {
+        set_frozen(false);
+        end_unsynchronized(call_name + ": " + *cand.late_writes);
+      }
+      if (strict() && cand.input_mutation) flag(FlagName::input_mutated, call_name + ": " + *cand.input_mutation);
+      const auto& ref = round_samples[reference_index].outputs;
+      // As in the correctness phase, a reference with NaN/Inf is nothing to compare with, unless
+      // the protocol asks the NaN pattern to match.
+      if (protocol_->nan_pattern_must_match || all_finite(ref)) {
+        ++checked;
+        std::vector<at::Tensor> ref_tf32;
+        if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
+        auto cmp = judge_outputs(fresh, ref, ref_tf32, cand.outputs, tol);
+        if (!cmp.ok) {
+          set_frozen(false);  // the sandbox answers the explaining call
+          if (auto why = explain_wrong_output(kTimingSlot, fresh, ref, ref_tf32, cand.outputs, tol))
+            end_unsynchronized(call_name + " (fresh inputs): " + *why + " (in its window: " + cmp.reason + ")");
+          if (strict()) flag(FlagName::result_reuse, call_name + " (fresh inputs): " + cmp.reason);
+          throw Ending{Outcome::incorrect, "a timed call's output is not the reference of its own inputs (" + call_name + "): " + cmp.reason};
+        }
+      }
     }
     if (!frozen && ++unfrozen_rounds >= kMaxUnfrozenRounds)
       throw Ending{Outcome::protocol_violation, "timing: the sandbox could not be frozen in " + std::to_string(unfrozen_rounds) +
@@ -432,23 +481,6 @@ void Judgement::measure_time() {
     const bool counted = !drew_hidden && frozen;
     if (counted)
       for (std::size_t i = 0; i < n; ++i) raw[i].push_back(round_samples[i].ms);
-    const auto& ref = round_samples[reference_index].outputs;
-    // As in the correctness phase, a reference with NaN/Inf is nothing to compare with, unless
-    // the protocol asks the NaN pattern to match.
-    if (check && (protocol_->nan_pattern_must_match || all_finite(ref))) {
-      profile::Step step("timing.check");
-      ++checked;
-      std::vector<at::Tensor> ref_tf32;
-      if (cuda && protocol_tf32()) ref_tf32 = round_samples[2].outputs;
-      auto cmp = judge_outputs(fresh, ref, ref_tf32, round_samples[0].outputs, tol);
-      if (!cmp.ok) {
-        if (strict()) flag(FlagName::result_reuse, "timed call " + std::to_string(round) + " (fresh inputs): " + cmp.reason);
-        throw Ending{Outcome::incorrect, "a timed call's output is not the reference of its own inputs (round " +
-                                             std::to_string(round) + "): " + cmp.reason};
-      }
-      if (strict())
-        if (auto e = find_input_mutation(fresh, slot_inputs(kTimingSlot))) flag(FlagName::input_mutated, "timed call: " + *e);
-    }
     if (!counted) {
       // Rounds that are not counted still spend the budget.
       if (!warming && std::chrono::duration<double>(SteadyClock::now() - start).count() >= options.budget_seconds)
@@ -524,17 +556,16 @@ void Judgement::check_untimed_calls() {
     DistributionSpec spec = kinds[order[call]];
     spec.seed = rng();
     ArgList fresh = guarded(Outcome::problem_error, "get_inputs()", [&] { return inputs_of(spec); });
-    guarded(Outcome::internal_error, "writing the inputs", [&] {
-      write_inputs(kTimingSlot, fresh);
-      return 0;
-    });
-    CallOutputs out = call_candidate(kTimingSlot, "untimed call " + std::to_string(call));
+    CallOutputs out = call_candidate(kTimingSlot, fresh, "untimed call " + std::to_string(call));
+    if (out.late_writes) end_unsynchronized("call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + *out.late_writes);
     std::vector<at::Tensor> ref_tf32;
     auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
     if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
       const std::string what = "call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + cmp.reason;
+      if (auto why = explain_wrong_output(kTimingSlot, fresh, ref, ref_tf32, out.snapshot, tol))
+        end_unsynchronized("call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + *why + " (in its window: " + cmp.reason + ")");
       if (!strict()) throw Ending{Outcome::incorrect, "an output on fresh inputs is not the reference of its inputs (" + what + ")"};
       flag(FlagName::result_reuse, what);
       return;

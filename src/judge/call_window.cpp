@@ -1,0 +1,111 @@
+// The call window (call_window.hpp, docs/timing.md): poison between calls, late writes, and a
+// wrong output's cause named from what the judge itself saw.
+#include "judge/call_window.hpp"
+
+#include <limits>
+
+#include "judge/integrity.hpp"
+#include "judge/judgement.hpp"
+#include "torch_host/device.hpp"
+#include "torch_host/forward.hpp"
+
+namespace kbv::judge {
+
+void fill_input_poison(at::Tensor& t) {
+  if (!t.defined() || t.numel() == 0) return;
+  if (t.is_floating_point() || t.is_complex()) t.fill_(std::numeric_limits<double>::quiet_NaN());
+  else t.zero_();
+}
+
+void fill_output_poison(at::Tensor& t, const at::Tensor& was) {
+  if (!t.defined() || t.numel() == 0) return;
+  if (t.is_floating_point() || t.is_complex()) {
+    t.fill_(std::numeric_limits<double>::quiet_NaN());
+  } else if (was.defined() && was.sizes() == t.sizes() && was.scalar_type() == t.scalar_type()) {
+    t.copy_(was.bitwise_not());  // bool: logical not
+  } else {
+    t.bitwise_not_();
+  }
+}
+
+std::string poison_evidence(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output) {
+  for (std::size_t i = 0; i < reference.size() && i < output.size(); ++i) {
+    const at::Tensor& r = reference[i];
+    const at::Tensor& o = output[i];
+    if (!r.defined() || !o.defined() || r.sizes() != o.sizes() || !o.is_floating_point() || o.numel() == 0) continue;
+    const at::Tensor finite_ref = r.is_floating_point() ? at::isfinite(r) : at::ones_like(r, at::kBool);
+    const std::int64_t nan_where_finite = at::logical_and(at::isnan(o.to(r.device())), finite_ref).sum().item<std::int64_t>();
+    if (2 * nan_where_finite > o.numel())
+      return "output " + std::to_string(i) + " is NaN in " + std::to_string(nan_where_finite) + " of " + std::to_string(o.numel()) +
+             " elements where the reference is finite, and NaN is what the judge leaves in the inputs between calls";
+  }
+  return "";
+}
+
+void Judgement::poison_slot(std::uint32_t slot) {
+  if (slot >= slots_.size() || !slots_[slot]) return;
+  for (at::Tensor t : slots_[slot]->tensors()) fill_input_poison(t);
+  // Finished on the device before anything else happens: the next call is asked for only after.
+  torch_host::synchronize(device_);
+  if (slot_poisoned_.size() <= slot) slot_poisoned_.resize(slot + 1, false);
+  slot_poisoned_[slot] = true;
+}
+
+void Judgement::ready_slot(std::uint32_t slot, const ArgList& inputs) {
+  bind_if_needed(slot, inputs);
+  if (slot >= slot_poisoned_.size() || !slot_poisoned_[slot]) poison_slot(slot);
+}
+
+void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out) {
+  // Read again now that the sandbox's work is over and the judge's stream has synchronised:
+  // anything that differs from the snapshot taken at the window's end was written after it.
+  if (!out.views.empty() && !out.snapshot.empty()) out.late_writes = find_late_writes(out.snapshot, snapshot_outputs(out.views));
+  if (strict()) out.input_mutation = find_input_mutation(pristine, slot_inputs(slot));
+  if (device_.is_cuda()) {
+    for (std::size_t i = 0; i < out.views.size(); ++i) {
+      if (i < out.aliased_inputs.size() && out.aliased_inputs[i] >= 0) continue;  // input memory: poisoned below
+      at::Tensor v = out.views[i];
+      try {
+        fill_output_poison(v, i < out.snapshot.size() ? out.snapshot[i] : at::Tensor());
+      } catch (const c10::Error&) {
+        // A view whose elements overlap (an expanded output) cannot be written element-wise;
+        // its memory is the sandbox's, so nothing beyond the view is touched instead.
+      }
+    }
+  }
+  poison_slot(slot);
+}
+
+std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, const ArgList& inputs,
+                                                           const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                                           const std::vector<at::Tensor>& wrong, const Tolerance& tol) {
+  const std::string nan_note = poison_evidence(ref, wrong);
+  // First a settled call on poison: whatever it leaves in memory the candidate never wrote (a
+  // dropped temporary the allocator hands back as the next output) is poison-derived, so the
+  // call that follows cannot be right by reading what a call on these same inputs left behind.
+  ArgList decoy = torch_host::clone_args(inputs);
+  for (auto& a : decoy)
+    if (a.is_tensor && a.tensor.defined()) fill_input_poison(a.tensor);
+  CallOutputs again;
+  try {
+    call_candidate(slot, decoy, "poisoned inputs, already on the device", CallMode::settled);
+    again = call_candidate(slot, inputs, "the same inputs, already on the device", CallMode::settled);
+  } catch (const Ending&) {
+    sandbox_unfit_ = true;  // the wrong output stands; the sandbox may be mid-call now
+    return std::nullopt;
+  }
+  if (!judge_outputs(inputs, ref, ref_tf32, again.snapshot, tol).ok) return std::nullopt;  // wrong however it is called
+  return std::string("the output was wrong when the call's inputs reached the device on the caller's stream just before "
+                     "the call's work could start") +
+         (nan_note.empty() ? "" : " (" + nan_note + ")") +
+         ", and right when the same inputs were on the device before the call was made: its work does not wait for the "
+         "stream it was called on (a stream that never waits for the current one, or a copy or graph replayed on one), "
+         "so it ran before its inputs were there";
+}
+
+void Judgement::end_unsynchronized(const std::string& evidence) {
+  flag(FlagName::unsynchronized_work, evidence);
+  throw Ending{Outcome::incorrect, "unsynchronized_work: " + evidence};
+}
+
+}  // namespace kbv::judge

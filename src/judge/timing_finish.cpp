@@ -52,6 +52,11 @@ bool below_hop(const std::vector<double>& candidate, double hop, bool cuda) {
   return !candidate.empty() && median_of(candidate) < (cuda ? 0.9 : 0.5) * hop;
 }
 
+int floor_samples(const std::vector<double>& candidate, double hop, bool below) {
+  if (below) return 0;
+  return static_cast<int>(std::count_if(candidate.begin(), candidate.end(), [&](double ms) { return ms - hop <= kMinCallMs; }));
+}
+
 SeriesStats summarize_series(const std::string& name, const std::vector<double>& samples) {
   SeriesStats s;
   s.name = name;
@@ -202,10 +207,8 @@ void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
   // No speedup rests on the floor: where half the candidate's samples or more were credited the
   // floor, its time is below what timing across processes resolves (or its work ran outside the
   // window and the checks did not see it): its speedups are never FASTER.
-  if (!below)
-    for (double ms : candidate)
-      if (ms - hop <= kMinCallMs) ++result.floor_samples;
-  if (!candidate.empty() && 2 * static_cast<std::size_t>(result.floor_samples) >= candidate.size()) {
+  result.floor_samples = floor_samples(candidate, hop, below);
+  if (rests_on_floor(result.floor_samples, candidate.size())) {
     bool demoted = false;
     for (auto& sp : result.speedups)
       if (sp.compare == "FASTER") {

@@ -92,7 +92,8 @@ TEST_P(CaughtEverywhere, IncorrectUnderStandardAndStrict) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(CpuHacks, CaughtEverywhere, ::testing::Values("result_reuse_ptr.py", "tampering_allclose.py"),
+INSTANTIATE_TEST_SUITE_P(CpuHacks, CaughtEverywhere,
+                         ::testing::Values("result_reuse_ptr.py", "tampering_allclose.py", "wrong_one_call_in_eight.py"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(0, info.param.size() - 3);
                            for (auto& ch : name)
@@ -148,6 +149,20 @@ TEST(StrictCli, AnUnfreezableSandboxIsAProtocolViolation) {
   } else {
     EXPECT_EQ(r.outcome(), "protocol_violation") << r.context();
     EXPECT_NE(r.verdict["reason"].get<std::string>().find("could not be frozen"), std::string::npos) << r.context();
+  }
+}
+
+// Whether a wrong timed output is met is no luck of a draw (issue 33): every timed call, warm-up
+// included, is checked against the reference of its own inputs, in every protocol.
+TEST(StrictCli, EveryTimedCallIsChecked) {
+  for (const std::string protocol : {"standard", "strict"}) {
+    SCOPED_TRACE(protocol);
+    auto r = testing::run_kbv_eval({testing::example_problem("7_Swish.py"), testing::fixture("swish_torch.py"), "--protocol",
+                                    protocol, "--time-budget", "0.3"},
+                                   "cpu");
+    ASSERT_EQ(r.outcome(), "correct") << r.context();
+    const auto& t = r.verdict["timing"];
+    EXPECT_GE(t["checked_calls"].get<int>(), t["rounds"].get<int>() + t["warmup_rounds"].get<int>()) << r.context();
   }
 }
 

@@ -80,5 +80,27 @@ TEST(WarmupStability, ResetForgetsEveryEarlierRound) {
   EXPECT_TRUE(rule.add({1.0, 0.3}));
 }
 
+
+// No speedup rests on the floor (issue 33): a call that ends within 2 us of the hop is credited
+// the floor, and a candidate with half its samples there is never FASTER.
+TEST(FloorSamples, CallsWithinTheFloorOfTheHopAreCounted) {
+  const double hop = 0.290;
+  EXPECT_EQ(floor_samples({0.290, 0.2915, 0.292, 0.300, 0.500}, hop, false), 3);
+  EXPECT_EQ(floor_samples({0.100, 0.289}, hop, false), 2);  // below the hop: at most the floor
+  EXPECT_EQ(floor_samples({0.295, 0.400}, hop, false), 0);
+}
+
+TEST(FloorSamples, SamplesKeptWholeBelowTheHopAreNotAtTheFloor) {
+  // A call that ran no kernel in its context is kept whole (an upper bound), not credited 2 us.
+  EXPECT_EQ(floor_samples({0.010, 0.011}, 0.290, true), 0);
+}
+
+TEST(RestsOnFloor, HalfTheSamplesOrMore) {
+  EXPECT_TRUE(rests_on_floor(10, 20));
+  EXPECT_TRUE(rests_on_floor(20, 20));
+  EXPECT_FALSE(rests_on_floor(9, 20));
+  EXPECT_FALSE(rests_on_floor(0, 0));
+}
+
 }  // namespace
 }  // namespace kbv::judge

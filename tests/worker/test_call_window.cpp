@@ -1,0 +1,74 @@
+// The call window's poison (judge/call_window.hpp): what the judge leaves in the shared inputs
+// and in a call's outputs between calls, and the evidence it reads from a wrong output.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "judge/call_window.hpp"
+
+namespace kbv::judge {
+namespace {
+
+TEST(InputPoison, FloatsBecomeNaNIntegersAndBoolsZero) {
+  at::Tensor f = at::rand({4, 5});
+  at::Tensor h = at::rand({7}).to(at::kHalf);
+  at::Tensor i = at::randint(1, 100, {6}, at::kLong);
+  at::Tensor b = at::ones({3}, at::kBool);
+  for (at::Tensor* t : {&f, &h, &i, &b}) fill_input_poison(*t);
+  EXPECT_TRUE(at::isnan(f).all().item<bool>());
+  EXPECT_TRUE(at::isnan(h).all().item<bool>());
+  EXPECT_EQ(i.abs().sum().item<std::int64_t>(), 0);  // an index of 0 is in range for any kernel
+  EXPECT_FALSE(b.any().item<bool>());
+}
+
+TEST(InputPoison, EmptyAndUndefinedTensorsAreLeftAlone) {
+  at::Tensor empty = at::empty({0, 3});
+  at::Tensor undefined;
+  fill_input_poison(empty);
+  fill_input_poison(undefined);
+  EXPECT_EQ(empty.numel(), 0);
+  EXPECT_FALSE(undefined.defined());
+}
+
+TEST(OutputPoison, EveryElementDiffersFromWhatTheOutputHeld) {
+  // An output handed back again without being written must never equal the right answer.
+  at::Tensor i = at::randint(-50, 50, {64}, at::kInt);
+  at::Tensor u = at::randint(0, 255, {64}, at::kByte);
+  at::Tensor b = at::rand({64}).gt(0.5);
+  for (at::Tensor* t : {&i, &u, &b}) {
+    at::Tensor was = t->clone();
+    fill_output_poison(*t, was);
+    EXPECT_FALSE(t->eq(was).any().item<bool>()) << t->scalar_type();
+  }
+  at::Tensor f = at::rand({8, 8});
+  fill_output_poison(f, f.clone());
+  EXPECT_TRUE(at::isnan(f).all().item<bool>());
+}
+
+TEST(OutputPoison, AnExpandedViewCannotBeWrittenElementWise) {
+  // close_call skips such a view (its memory is the sandbox's; nothing beyond it is touched).
+  at::Tensor base = at::rand({1, 4});
+  at::Tensor view = base.expand({8, 4});
+  EXPECT_THROW(fill_output_poison(view, view.clone()), c10::Error);
+}
+
+TEST(PoisonEvidence, NaNWhereTheReferenceIsFiniteIsNamed) {
+  at::Tensor ref = at::rand({100});
+  at::Tensor out = at::full({100}, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_NE(poison_evidence({ref}, {out}).find("NaN in 100 of 100"), std::string::npos);
+}
+
+TEST(PoisonEvidence, AWrongButFiniteOutputIsNotPoison) {
+  at::Tensor ref = at::rand({100});
+  EXPECT_EQ(poison_evidence({ref}, {ref + 1}), "");
+  // NaN where the reference is NaN too is the problem's, not poison.
+  at::Tensor nan_ref = at::full({100}, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_EQ(poison_evidence({nan_ref}, {nan_ref.clone()}), "");
+  // A few NaNs are a kernel's own bug, not a whole output computed from poison.
+  at::Tensor few = ref.clone();
+  few.narrow(0, 0, 10).fill_(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_EQ(poison_evidence({ref}, {few}), "");
+}
+
+}  // namespace
+}  // namespace kbv::judge

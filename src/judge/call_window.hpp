@@ -27,6 +27,12 @@ namespace kbv::judge {
 void fill_input_poison(at::Tensor& t);
 void fill_output_poison(at::Tensor& t, const at::Tensor& was);
 
+// dst <- src with a kernel in the judge's context on the GPU (a copy-engine memcpy could run beside
+// the sandbox's kernels, outside the time-slicing the window relies on, so a kernel of the
+// sandbox's that spins until its inputs stop being NaN could compute while they arrive); a plain
+// copy on the CPU and for types no kernel below covers.
+void copy_on_the_sms(at::Tensor& dst, const at::Tensor& src);
+
 // Evidence that a wrong output was computed from poisoned inputs: NaN where the reference is
 // finite, in most of an output. Empty when the output does not look like that.
 std::string poison_evidence(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output);

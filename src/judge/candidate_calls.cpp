@@ -11,6 +11,7 @@
 
 #include "cuda/stream_gate.hpp"
 #include "ipc/message_fields.hpp"
+#include "judge/call_window.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/timing_rules.hpp"
@@ -85,7 +86,10 @@ void Judgement::bind_if_needed(std::uint32_t slot, const ArgList& values) {
 void Judgement::copy_inputs(std::uint32_t slot, const ArgList& values) {
   std::size_t k = 0;
   for (const auto& v : values)
-    if (v.is_tensor) slots_[slot]->tensors()[k++].copy_(v.tensor);
+    if (v.is_tensor) {
+      at::Tensor dst = slots_[slot]->tensors()[k++];
+      copy_on_the_sms(dst, v.tensor);
+    }
   if (slot < slot_poisoned_.size()) slot_poisoned_[slot] = false;
 }
 
@@ -124,16 +128,15 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
   // work that does not wait for the caller's stream runs before they are there (on poison).
   std::optional<cuda::StreamGate> gate;
   if (cuda && mode == CallMode::in_window && calls_gated_) {
-    gate.emplace(std::chrono::duration_cast<std::chrono::milliseconds>(kGateTimeout));
+    gate.emplace(kCallGateTimeout);
     if (!gate->close(stream_)) {
-      calls_gated_ = false;
+      calls_gated_ = false;  // CUDA refused: no gate can be had on this stream
       gate.reset();
     }
   }
   auto open_gate = [&] {
     if (!gate) return;
     gate->open();
-    if (gate->timed_out()) calls_gated_ = false;  // forward() waited for the device: not again
     gate.reset();
   };
   std::uint32_t seq = sandbox_->next_seq();

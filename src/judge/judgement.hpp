@@ -174,9 +174,10 @@ class Judgement {
   void close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out);
   // A wrong output of a call made in its window: the same inputs again as a settled call. Right
   // then: the candidate's work does not follow the caller's stream, and the evidence says so.
-  std::optional<std::string> explain_wrong_output(std::uint32_t slot, const ArgList& inputs, const std::vector<at::Tensor>& ref,
-                                                  const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& wrong,
-                                                  const Tolerance& tol);
+  // `decoy`: other inputs of the same kind (a fresh draw), called first.
+  std::optional<std::string> explain_wrong_output(std::uint32_t slot, const ArgList& inputs, const ArgList& decoy,
+                                                  const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
+                                                  const std::vector<at::Tensor>& wrong, const Tolerance& tol);
   // Ends the protocol `incorrect` with unsynchronized_work (every protocol): `evidence` says how.
   [[noreturn]] void end_unsynchronized(const std::string& evidence);
 
@@ -257,9 +258,7 @@ class Judgement {
   std::vector<torch_host::SharedBlock> retired_slots_;  // replaced by a rebind, kept until the end
   std::vector<nlohmann::json> bound_values_;  // per slot: the "args" the sandbox was given
   std::vector<bool> slot_poisoned_;           // per slot: holds poison, finished on the device
-  // Calls outside the timing are gated until a forward() synchronised the device under a gate
-  // (it then waited for the gate's timeout); from then on they are made with the inputs already
-  // on the device instead (call_window.cpp).
+  // Calls outside the timing are gated (kCallGateTimeout each), unless CUDA refused a gate.
   bool calls_gated_ = true;
   // A call made only to name a wrong output's cause failed: the sandbox may be unfit to serve
   // the next protocol.

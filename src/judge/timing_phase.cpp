@@ -442,7 +442,8 @@ void Judgement::measure_time() {
         auto cmp = judge_outputs(fresh, ref, ref_tf32, cand.outputs, tol);
         if (!cmp.ok) {
           set_frozen(false);  // the sandbox answers the explaining call
-          if (auto why = explain_wrong_output(kTimingSlot, fresh, ref, ref_tf32, cand.outputs, tol))
+          ArgList decoy = guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); });
+          if (auto why = explain_wrong_output(kTimingSlot, fresh, decoy, ref, ref_tf32, cand.outputs, tol))
             end_unsynchronized(call_name + " (fresh inputs): " + *why + " (in its window: " + cmp.reason + ")");
           if (strict()) flag(FlagName::result_reuse, call_name + " (fresh inputs): " + cmp.reason);
           throw Ending{Outcome::incorrect, "a timed call's output is not the reference of its own inputs (" + call_name + "): " + cmp.reason};
@@ -564,7 +565,10 @@ void Judgement::check_untimed_calls() {
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {
       const std::string what = "call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + cmp.reason;
-      if (auto why = explain_wrong_output(kTimingSlot, fresh, ref, ref_tf32, out.snapshot, tol))
+      DistributionSpec other = spec;
+      other.seed = rng();
+      ArgList decoy = guarded(Outcome::problem_error, "get_inputs()", [&] { return inputs_of(other); });
+      if (auto why = explain_wrong_output(kTimingSlot, fresh, decoy, ref, ref_tf32, out.snapshot, tol))
         end_unsynchronized("call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + *why + " (in its window: " + cmp.reason + ")");
       if (!strict()) throw Ending{Outcome::incorrect, "an output on fresh inputs is not the reference of its inputs (" + what + ")"};
       flag(FlagName::result_reuse, what);

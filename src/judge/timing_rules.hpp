@@ -24,6 +24,11 @@ inline constexpr double kHopShiftMs = 0.02;
 // A forward() that synchronises the gated stream waits this long before the gate opens by itself
 // (and the rest of the timing runs ungated, saying so).
 inline constexpr auto kGateTimeout = std::chrono::milliseconds(250);
+// The gate of an untimed call (correctness, strict's untimed calls) only orders the call's work
+// before its inputs: it holds nothing that is timed, so a forward() that synchronises waits this
+// long, on every such call (a timeout never turns the gate off for the calls after it: a
+// candidate that synchronises once must not make its later calls ungated).
+inline constexpr auto kCallGateTimeout = std::chrono::milliseconds(50);
 // Warm-up ends early once the first samples prove stable: kWarmStableRounds rounds in a row in
 // which every callable's sample is within kWarmStableRel of its sample the round before (module
 // loading, handle creation and autotuning make a first call many times slower; on the H200 the

@@ -24,6 +24,9 @@ struct StreamHack {
   // Work that waits for the caller's stream but is not joined may be absorbed into the judge's
   // window by the GPU's time-slicing: then it is timed, and it must at least gain nothing.
   bool may_be_timed_instead = false;
+  // ...and then its speedup is that of honest work: at most this (a fused single-pass MSE is
+  // ~3x eager's three passes; the hack it stands for would read ~30x).
+  double honest_at_most = 1.5;
 };
 
 const std::vector<StreamHack> kStreamHacks = {
@@ -31,6 +34,9 @@ const std::vector<StreamHack> kStreamHacks = {
     {"stream_output_on_side.py", "94_MSELoss.py"},    {"stream_nonblocking_copy.py", "19_ReLU.py"},
     {"stream_graph_replay.py", "19_ReLU.py"},         {"stream_cpp_nonblocking.py", "19_ReLU.py"},
     {"stream_event_not_waited.py", "19_ReLU.py", true},
+    // The red team's (session 21): they wait for their inputs in other ways, so they may be timed.
+    {"stream_spin_until_inputs.py", "94_MSELoss.py", true, 5.0},
+    {"stream_sync_then_unjoined.py", "94_MSELoss.py", true},
 };
 
 bool has_flag(const CliResult& r, const std::string& name) {
@@ -54,11 +60,11 @@ TEST_P(GpuStreamWindow, CaughtAndNamedUnderEveryProtocol) {
   for (const std::string protocol : {"standard", "verified", "strict"}) {
     SCOPED_TRACE(protocol);
     auto r = eval_gpu(kHacks + h.file, protocol, testing::example_problem(h.problem));
-    EXPECT_FALSE(any_faster(r)) << r.context();
     if (h.may_be_timed_instead && r.outcome() == "correct") {
-      expect_no_gain(r);
+      EXPECT_LT(headline_speedup(r), h.honest_at_most) << "an inflated speedup\n" << r.context();
       continue;
     }
+    EXPECT_FALSE(any_faster(r)) << r.context();
     EXPECT_EQ(r.outcome(), "incorrect") << r.context();
     EXPECT_TRUE(has_flag(r, "unsynchronized_work")) << r.context();
     EXPECT_NE(r.reason().find("unsynchronized_work"), std::string::npos) << r.context();
@@ -91,7 +97,9 @@ TEST(GpuStreamWindowCommands, RunAndEvalAgree) {
     std::string path, problem;
   };
   std::vector<Case> cases;
-  for (const auto& h : kStreamHacks) cases.push_back({kHacks + h.file, h.problem});
+  // Not those whose outcome may rest on how the GPU time-slices (they may be timed instead).
+  for (const auto& h : kStreamHacks)
+    if (!h.may_be_timed_instead) cases.push_back({kHacks + h.file, h.problem});
   for (const std::string f : {"side_stream.py", "side_stream_full_grid.py", "result_reuse_after_n.py", "output_aliases_input.py",
                               "honest_own_stream.py", "stalled_identity.py"})
     cases.push_back({kHacks + f, "19_ReLU.py"});

@@ -84,8 +84,8 @@ void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutp
       try {
         fill_output_poison(v, i < out.snapshot.size() ? out.snapshot[i] : at::Tensor());
       } catch (const c10::Error&) {
-        // A view whose elements overlap (an expanded output) cannot be written element-wise;
-        // its memory is the sandbox's, so nothing beyond the view is touched instead.
+        // An integer view whose elements overlap (an expanded output) cannot be copied into
+        // element-wise; its memory is the sandbox's, so nothing beyond the view is touched.
       }
     }
   }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "kbv_cli.hpp"
+#include "store/result_store.hpp"
 
 namespace kbv {
 namespace {
@@ -261,6 +262,42 @@ TEST(StrictCli, StrictDistributionsDiscriminateReLU) {
   EXPECT_FALSE(flags_of(r).count("degenerate")) << r.context();
   auto verified = eval_hack(kRelu, "honest_shape_specialised.py", "verified");
   EXPECT_TRUE(flags_of(verified).count("degenerate")) << "verified's four draws cannot tell ReLU from identity/zeros";
+}
+
+
+// `kbv run` (every protocol in one sandbox, strict first, verified taking strict's rounds) and
+// `kbv eval` (one protocol a judge) give the same verdict class for the same candidate and
+// protocol (issue 33; the GPU twin of this test covers the stream hacks).
+TEST(StrictCli, RunAndEvalGiveTheSameVerdictClass) {
+  const std::vector<std::string> files = {"wrong_one_call_in_eight.py", "output_aliases_input.py", "honest_shape_specialised.py"};
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(testing::build_dir()) / "run-vs-eval";
+  fs::remove_all(root);
+  fs::create_directories(root / "suite" / "level1");
+  fs::create_directories(root / "runs" / "hacks");
+  fs::copy_file(kRelu, root / "suite" / "level1" / "19_ReLU.py");
+  for (std::size_t i = 0; i < files.size(); ++i)
+    fs::copy_file(kHacks + files[i], root / "runs" / "hacks" / ("level_1_problem_19_sample_" + std::to_string(i) + "_kernel.py"));
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+               "--db", (root / "kbv.db").string(), "--protocol", "standard,verified,strict", "--time-budget", "0.3",
+               "--build-dir", testing::build_dir(), "--device", "cpu", "--jobs", "2"};
+  spec.keep_tail_bytes = 64 * 1024;
+  auto run = run_process(spec, Clock::now() + std::chrono::minutes(15));
+  ASSERT_TRUE(run.exited) << run.describe();
+  std::map<std::pair<std::int64_t, std::string>, Verdict> stored;
+  ResultStore store((root / "kbv.db").string(), ResultStore::Mode::read_only);
+  for (const auto& r : store.verdicts()) stored[{r.sample.sample_id, r.verdict.protocol}] = r.verdict;
+  auto word = [](const std::string& outcome) { return outcome == "correct" ? std::string("correct") : std::string("not correct"); };
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (const std::string protocol : {"standard", "verified", "strict"}) {
+      SCOPED_TRACE(files[i] + " " + protocol);
+      auto it = stored.find({static_cast<std::int64_t>(i), protocol});
+      ASSERT_NE(it, stored.end()) << run.output_tail;
+      auto e = eval_hack(kRelu, files[i], protocol);
+      EXPECT_EQ(word(std::string(outcome_name(it->second.outcome))), word(e.outcome()))
+          << "kbv run: " << it->second.reason << "\nkbv eval: " << e.reason();
+    }
 }
 
 }  // namespace

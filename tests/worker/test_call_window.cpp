@@ -45,11 +45,16 @@ TEST(OutputPoison, EveryElementDiffersFromWhatTheOutputHeld) {
   EXPECT_TRUE(at::isnan(f).all().item<bool>());
 }
 
-TEST(OutputPoison, AnExpandedViewCannotBeWrittenElementWise) {
-  // close_call skips such a view (its memory is the sandbox's; nothing beyond it is touched).
+TEST(OutputPoison, AnExpandedViewIsPoisonedWhereItLies) {
+  // Floats: a fill writes the memory the view covers (the base's elements), nothing beyond it.
   at::Tensor base = at::rand({1, 4});
   at::Tensor view = base.expand({8, 4});
-  EXPECT_THROW(fill_output_poison(view, view.clone()), c10::Error);
+  fill_output_poison(view, view.clone());
+  EXPECT_TRUE(at::isnan(base).all().item<bool>());
+  // Integers: the complement is a copy, which refuses overlapping elements; close_call leaves
+  // such a view as it is (its memory is the sandbox's).
+  at::Tensor ints = at::randint(0, 9, {1, 4}, at::kInt).expand({8, 4});
+  EXPECT_THROW(fill_output_poison(ints, ints.clone()), c10::Error);
 }
 
 TEST(PoisonEvidence, NaNWhereTheReferenceIsFiniteIsNamed) {

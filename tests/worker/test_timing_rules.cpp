@@ -85,7 +85,7 @@ TEST(WarmupStability, ResetForgetsEveryEarlierRound) {
 // the floor, and a candidate with half its samples there is never FASTER.
 TEST(FloorSamples, CallsWithinTheFloorOfTheHopAreCounted) {
   const double hop = 0.290;
-  EXPECT_EQ(floor_samples({0.290, 0.2915, 0.292, 0.300, 0.500}, hop, false), 3);
+  EXPECT_EQ(floor_samples({0.290, 0.2915, 0.2919, 0.300, 0.500}, hop, false), 3);
   EXPECT_EQ(floor_samples({0.100, 0.289}, hop, false), 2);  // below the hop: at most the floor
   EXPECT_EQ(floor_samples({0.295, 0.400}, hop, false), 0);
 }

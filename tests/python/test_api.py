@@ -43,6 +43,7 @@ def kbv_binary():
 
 def test_correct_candidate_file_on_cpu_with_timing():
     v = kbv.evaluate(RELU, CANDIDATES / "relu_cpp_ext.py", time_budget=1, **CPU)
+    assert v.api_seconds is not None and v.api_seconds >= v.wall_seconds > 0
     assert v.outcome == kbv.Outcome.CORRECT, v.summary()
     assert v.correct and v.reason == ""
     assert v.schema == kbv.SCHEMA and v.protocol == "strict"
@@ -72,7 +73,7 @@ def test_incorrect_candidate_is_a_verdict_not_an_exception():
 def test_hidden_test_file_as_source_text():
     hidden = ROOT / "tests/integration/fixtures/hidden"
     v = kbv.evaluate(hidden / "problems/level1/1_Double.py", hidden / "small_values_only.py", timing=False,
-                     hidden_test=(hidden / "hidden_tests/level1/1_hidden.py").read_text(), device="cpu",
+                     hidden_test=kbv.Text((hidden / "hidden_tests/level1/1_hidden.py").read_text()), device="cpu",
                      protocol="verified")  # strict's own outliers would fail it too
     assert v.outcome == kbv.Outcome.INCORRECT, v.summary()
     assert [d.name for d in v.correctness.failed] == ["hidden_2"]
@@ -80,7 +81,7 @@ def test_hidden_test_file_as_source_text():
 
 
 def test_candidate_and_problem_as_source_strings():
-    v = kbv.evaluate(RELU.read_text(), RELU_TORCH_SOURCE, timing=False, **CPU)
+    v = kbv.evaluate(kbv.Text(RELU.read_text()), kbv.Text(RELU_TORCH_SOURCE), timing=False, **CPU)
     assert v.outcome == kbv.Outcome.CORRECT, v.summary()
     assert not v.custom_kernel
     assert "no_custom_kernel" in [f.name for f in v.flags] and v.integrity_flags == []
@@ -92,7 +93,7 @@ def test_candidate_and_problem_as_source_strings():
 def test_evaluate_many_keeps_order_and_isolates_a_crash():
     pairs = [(RELU, CANDIDATES / "relu_wrong_cpu.py"),
              (RELU, CANDIDATES / "relu_crash_segfault.py"),
-             (RELU, RELU_TORCH_SOURCE),
+             (RELU, kbv.Text(RELU_TORCH_SOURCE)),
              (RELU, CANDIDATES / "does_not_exist.py")]
     verdicts = kbv.evaluate_many(pairs, jobs=2, timing=False, **CPU)
     assert [v.outcome for v in verdicts] == ["incorrect", "crashed", "correct", "internal_error"]
@@ -100,6 +101,7 @@ def test_evaluate_many_keeps_order_and_isolates_a_crash():
     # a usage error is the caller's, not the candidate's: a placeholder that carries the error
     assert isinstance(verdicts[3].error, kbv.KbvUsageError)
     assert all(v.error is None for v in verdicts[:3])
+    assert all(v.api_seconds is not None and v.api_seconds > 0 for v in verdicts)
 
 
 def test_usage_error_raises_with_kbv_output():

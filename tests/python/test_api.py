@@ -177,16 +177,23 @@ def test_verdict_parsing_keeps_unknown_fields_and_tolerates_missing_parts():
         kbv.Verdict.from_dict({"schema": "kbv.verdict/1"})
 
 
-def test_grpo_reward_example_on_cpu(capsys):
+def test_grpo_reward_example_on_cpu(capsys, tmp_path):
     spec = importlib.util.spec_from_file_location("grpo_reward", ROOT / "examples/python/grpo_reward.py")
     grpo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(grpo)
-    completion = "Here is a faster kernel:\n```python\n" + RELU_TORCH_SOURCE + "```\n"
-    group = [completion, str(CANDIDATES / "relu_wrong_cpu.py")]
+    reply = tmp_path / "reply.md"
+    reply.write_text("Here is a faster kernel:\n```python\n" + RELU_TORCH_SOURCE + "```\n")
+    refusal = tmp_path / "refusal.txt"
+    refusal.write_text("I cannot help with that.")
+    group = [str(reply), str(CANDIDATES / "relu_wrong_cpu.py"), str(refusal)]
     assert grpo.main([str(RELU), *group, "--device", "cpu", "--no-timing", "--jobs", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[:4] for line in lines] == [["completion", "0", "reward", "0.300"],
-                                                    ["relu_wrong_cpu.py", "reward", "0.000", "advantage"]]
+    assert lines[0].split()[:5] == ["completion", "reward", "adv", "api", "s"]
+    rows = [line.split() for line in lines[1:4]]
+    assert [row[:2] for row in rows] == [["reply.md", "0.300"], ["relu_wrong_cpu.py", "0.000"],
+                                         ["refusal.txt", "0.000"]]
+    assert all(float(row[3]) > 0 and float(row[4]) > 0 for row in rows)  # api and kbv seconds
+    assert "compile_error" in lines[3] and lines[4].startswith("3 completions in ")
     assert grpo.advantages([0.3, 0.0, None]) == [pytest.approx(1, rel=1e-4), pytest.approx(-1, rel=1e-4), None]
     assert grpo.reward(kbv.Verdict.from_dict({"outcome": "internal_error"})) is None
     flagged = kbv.Verdict.from_dict({"outcome": "correct", "flags": [{"name": "input_mutated"}]})

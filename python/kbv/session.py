@@ -184,8 +184,8 @@ class Session:
         groups = group_by_problem(problems)
 
         def one(problem_path: str, hidden_path: Optional[str], index: int) -> Verdict:
-            started = time.monotonic()
             slot = slots.get()
+            started = time.monotonic()
             try:
                 candidate_path = staging.path_of(candidates[index], "candidate.py", shared=True)
                 return run_one(binary, problem_path, candidate_path, hidden_path,

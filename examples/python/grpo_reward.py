@@ -97,7 +97,8 @@ def _stages(verdict: kbv.Verdict) -> str:
     """kbv's seconds in its main stages (docs/verdict-schema.md, stage_seconds): python start-up,
     build, correctness, timing."""
     s = verdict.stage_seconds or {}
-    return " ".join(f"{k[:4]} {s[k]:.2f}" for k in ("python", "build", "correctness", "timing") if k in s)
+    short = {"python": "py", "build": "build", "correctness": "check", "timing": "time"}
+    return " ".join(f"{short[k]} {s[k]:.2f}" for k in short if k in s)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -10,6 +10,7 @@ baselines computed once per problem) will sit, without a change to this API: cal
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import os
 import queue
 import time
@@ -51,6 +52,16 @@ def _placeholder(error: KbvError, protocol: str) -> Verdict:
     return Verdict(schema="", protocol=protocol, outcome=Outcome.INTERNAL_ERROR,
                    reason=f"{type(error).__name__}: {error.message}", stage="",
                    output_tail=error.output, error=error)
+
+
+def _copy(verdict: Verdict) -> Verdict:
+    """A verdict of its own for a repeated item: parsed again from kbv's JSON (a placeholder,
+    which has none, is copied)."""
+    if not verdict.raw:
+        return dataclasses.replace(verdict)
+    copy = Verdict.from_dict(verdict.raw)
+    copy.api_seconds, copy.error = verdict.api_seconds, verdict.error
+    return copy
 
 
 class Session:
@@ -132,6 +143,10 @@ class Session:
         group, ``jobs`` at a time (see the class). KeyboardInterrupt stops the running kbv
         processes and starts no more.
 
+        The same candidate twice for one problem (identical source text, or the same file) is
+        judged once, and each item gets its own copy of that verdict: GRPO groups often repeat
+        a completion, and two evaluations of one source at once would race on its build folder.
+
         One item never loses the others: an item kbv could not evaluate (an ``internal_error``
         verdict, a usage error such as a missing file, no verdict at all) comes back as a
         :class:`Verdict` with ``outcome == "internal_error"`` and the exception in
@@ -206,16 +221,24 @@ class Session:
         try:
             hidden_path = None if hidden is None else staging.path_of(hidden, "hidden.py", shared=False)
             futures: "dict[int, concurrent.futures.Future]" = {}
+            first_of: "dict[int, int]" = {}  # a repeated candidate -> its first item in the group
             for group in groups:  # group by group: a later warm judge takes one group at a time
                 problem_path = staging.path_of(group.problem, "problem.py", shared=False)
+                seen: "dict[str, int]" = {}
                 for index in group.indices:
+                    key = source_key(candidates[index])
+                    if key in seen:
+                        first_of[index] = seen[key]
+                        continue
+                    seen[key] = index
                     futures[index] = pool.submit(one, problem_path, hidden_path, index)
             done, _ = concurrent.futures.wait(futures.values(),
                                               return_when=concurrent.futures.FIRST_EXCEPTION)
             for f in done:
                 if f.exception() is not None:
                     raise f.exception()
-            return [futures[i].result() for i in range(len(candidates))]
+            return [futures[i].result() if i in futures else _copy(futures[first_of[i]].result())
+                    for i in range(len(candidates))]
         except BaseException:  # Ctrl-C, a missing device: start nothing more, stop what runs
             live.stop()
             raise

@@ -158,3 +158,16 @@ def test_session_finds_kbv_when_made(tmp_path, monkeypatch):
     monkeypatch.setenv("KBV_BIN", str(tmp_path / "none"))
     with pytest.raises(kbv.KbvNotFoundError):
         kbv.Session()
+
+
+def test_a_repeated_candidate_is_judged_once_per_problem(tmp_path):
+    stand_in, log = _recording_stand_in(tmp_path)
+    p1, p2 = kbv.Text("# problem 1\n"), kbv.Text("# problem 2\n")
+    same = "```python\nx = 1\n```"
+    pairs = [(p1, kbv.Completion(same)), (p1, kbv.Text("x = 1\n")), (p2, kbv.Text("x = 1\n")),
+             (p1, kbv.Text("y = 2\n"))]
+    verdicts = kbv.Session(kbv_path=stand_in, timing=False).evaluate_many(pairs)
+    calls = sorted(line.split("\t")[1] for line in log.read_text().splitlines())
+    assert calls == ["x = 1|", "x = 1|", "y = 2|"]  # once for p1, once for p2
+    assert [v.outcome for v in verdicts] == ["correct"] * 4
+    assert verdicts[1] is not verdicts[0] and verdicts[1].raw == verdicts[0].raw

@@ -118,3 +118,12 @@ def test_device_error_from_a_stand_in(tmp_path):
         kbv.evaluate(RELU, kbv.Text(RELU_SOURCE), device="cuda:7", kbv_path=script)
     with pytest.raises(kbv.KbvDeviceError):
         kbv.Session(device="cuda:7", kbv_path=script).evaluate_completions(RELU, ["a", "b", "c"])
+
+
+def test_a_repeated_completion_is_not_a_build_race():
+    """Two `kbv eval` of one new source at once race on its build folder (one saw PermissionError:
+    a correct kernel scored as compile_error); a batch judges a repeated candidate once."""
+    source = (CANDIDATES / "relu_cpp_ext.py").read_text() + f"\n# a source no build cache holds: {os.getpid()} {id(object())}\n"
+    reply = "```python\n" + source + "```\n"
+    verdicts = kbv.Session(device="cpu", jobs=2, **FAST).evaluate_completions(RELU, [reply, reply, reply])
+    assert [v.outcome for v in verdicts] == ["correct"] * 3, [v.summary() for v in verdicts]

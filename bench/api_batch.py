@@ -5,10 +5,11 @@ the candidate's own timing aside).
 
     python bench/api_batch.py [--problem P.py] [--candidate K.py] [-n 16] [--device auto] [--timing]
 
-It scores N completions of one problem through one kbv.Session (the same candidate N times, so
-after the first its build comes from kbv's cache), prints each item's seconds (the API's wall
-clock, kbv's own, and kbv's stages) and a summary: the median seconds per completion after the
-first, with and without the build and timing stages. Record the figures in bench/RESULTS.md
+It scores N completions of one problem through one kbv.Session: the candidate (by default a
+torch.relu ModelNew, which builds nothing) N times, each copy made distinct by a comment so that
+the batch judges every one (it judges a repeated candidate once). It prints each item's seconds
+(the API's wall clock, kbv's own, and kbv's stages) and a summary: the median seconds per
+completion after the first, with and without the build and timing stages. Record the figures in bench/RESULTS.md
 with the date and the machine.
 """
 from __future__ import annotations
@@ -27,6 +28,18 @@ except ImportError:
     sys.path.insert(0, str(ROOT / "python"))
     import kbv
 
+_TORCH_RELU = """import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+"""
+
 # Stages that are not the judge's per-candidate overhead: the candidate's own build and timing.
 _OWN_STAGES = ("build", "timing")
 
@@ -40,7 +53,7 @@ def judge_seconds(v: kbv.Verdict) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problem", default=str(ROOT / "examples/problems/level1/19_ReLU.py"))
-    parser.add_argument("--candidate", default=str(ROOT / "examples/candidates/relu_cpp_ext.py"))
+    parser.add_argument("--candidate", help="a candidate file (default: a torch.relu ModelNew)")
     parser.add_argument("-n", type=int, default=16, help="completions in the batch")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--protocol", default="strict")
@@ -49,11 +62,12 @@ def main(argv=None) -> int:
     parser.add_argument("--json", help="write every item's figures here")
     args = parser.parse_args(argv)
 
-    reply = "```python\n" + Path(args.candidate).read_text(encoding="utf-8") + "```\n"
+    code = Path(args.candidate).read_text(encoding="utf-8") if args.candidate else _TORCH_RELU
+    replies = ["```python\n" + code + f"\n# completion {i}\n```\n" for i in range(args.n)]
     started = time.monotonic()
     with kbv.Session(device=args.device, protocol=args.protocol, timing=args.timing,
                      time_budget=args.time_budget) as session:
-        verdicts = session.evaluate_completions(args.problem, [reply] * args.n)
+        verdicts = session.evaluate_completions(args.problem, replies)
     total = time.monotonic() - started
 
     rows = []

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import os
 import queue
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .binary import find_kbv
 from .errors import KbvDeviceError, KbvError, KbvInternalError
 from .evaluate import EvalOptions, LiveProcesses, Staging, options_with, run_one
-from .sources import Completion, File, Source, Text, as_source, source_key
+from .sources import Completion, File, Source, Text, as_source, content_key, source_key
 from .verdict import Outcome, Verdict
 
 Devices = Union[str, Sequence[str]]
@@ -54,12 +56,15 @@ def _placeholder(error: KbvError, protocol: str) -> Verdict:
                    output_tail=error.output, error=error)
 
 
-def _copy(verdict: Verdict) -> Verdict:
+def _copy(verdict: Verdict, candidate: Union[File, Text, Completion]) -> Verdict:
     """A verdict of its own for a repeated item: parsed again from kbv's JSON (a placeholder,
-    which has none, is copied)."""
+    which has none, is copied), naming the item's own file when it is one."""
     if not verdict.raw:
         return dataclasses.replace(verdict)
-    copy = Verdict.from_dict(verdict.raw)
+    raw = json.loads(json.dumps(verdict.raw))
+    if isinstance(candidate, File) and isinstance(raw.get("candidate"), dict):
+        raw["candidate"]["path"] = str(Path(os.fspath(candidate.path)).expanduser().absolute())
+    copy = Verdict.from_dict(raw)
     copy.api_seconds, copy.error = verdict.api_seconds, verdict.error
     return copy
 
@@ -143,8 +148,7 @@ class Session:
         group, ``jobs`` at a time (see the class). KeyboardInterrupt stops the running kbv
         processes and starts no more.
 
-        The same candidate twice for one problem (identical source text, or the same file) is
-        judged once, and each item gets its own copy of that verdict: GRPO groups often repeat
+        The same candidate code twice for one problem (from text or files) is judged once, and each item gets its own copy of that verdict: GRPO groups often repeat
         a completion, and two evaluations of one source at once would race on its build folder.
 
         One item never loses the others: an item kbv could not evaluate (an ``internal_error``
@@ -226,7 +230,7 @@ class Session:
                 problem_path = staging.path_of(group.problem, "problem.py", shared=False)
                 seen: "dict[str, int]" = {}
                 for index in group.indices:
-                    key = source_key(candidates[index])
+                    key = content_key(candidates[index])
                     if key in seen:
                         first_of[index] = seen[key]
                         continue
@@ -237,7 +241,8 @@ class Session:
             for f in done:
                 if f.exception() is not None:
                     raise f.exception()
-            return [futures[i].result() if i in futures else _copy(futures[first_of[i]].result())
+            return [futures[i].result() if i in futures
+                    else _copy(futures[first_of[i]].result(), candidates[i])
                     for i in range(len(candidates))]
         except BaseException:  # Ctrl-C, a missing device: start nothing more, stop what runs
             live.stop()

@@ -137,9 +137,26 @@ def source_code(value: Union[File, Text, Completion]) -> Optional[str]:
 
 
 def source_key(value: Union[File, Text, Completion]) -> str:
-    """A key that is equal for the same problem: the absolute path of a file, the SHA-256 of
-    source text. Batches group their items by it."""
+    """A key that is equal for the same problem: the absolute path of a file (its level and id
+    come from its path), the SHA-256 of source text. Batches group their items by it."""
     code = source_code(value)
     if code is None:
         return "file:" + str(Path(os.fspath(value.path)).expanduser().absolute())
-    return "text:" + hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+    return "text:" + _sha256(code.encode("utf-8", "surrogatepass"))
+
+
+def content_key(value: Union[File, Text, Completion]) -> str:
+    """A key that is equal for the same candidate code, from a file or from text: the SHA-256
+    of the bytes kbv will read (kbv's build cache is keyed by the source's hash too). A file
+    that cannot be read keeps its path as the key (kbv then says what is wrong with it)."""
+    code = source_code(value)
+    if code is not None:
+        return _sha256(code.encode("utf-8", "surrogatepass"))
+    try:
+        return _sha256(Path(os.fspath(value.path)).expanduser().read_bytes())
+    except OSError:
+        return source_key(value)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

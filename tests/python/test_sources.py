@@ -171,3 +171,15 @@ def test_a_repeated_candidate_is_judged_once_per_problem(tmp_path):
     assert calls == ["x = 1|", "x = 1|", "y = 2|"]  # once for p1, once for p2
     assert [v.outcome for v in verdicts] == ["correct"] * 4
     assert verdicts[1] is not verdicts[0] and verdicts[1].raw == verdicts[0].raw
+
+
+def test_a_repeated_file_is_judged_once_and_keeps_its_own_path(tmp_path):
+    stand_in, log = _recording_stand_in(tmp_path)
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("x = 1\n")  # the same code in another file: one build, one judgement
+    script = stand_in.read_text().replace('"wall_seconds": 0.01,', '"wall_seconds": 0.01, "candidate": {"path": candidate},')
+    stand_in.write_text(script)
+    verdicts = kbv.Session(kbv_path=stand_in, timing=False).evaluate_many([(kbv.Text("# p\n"), a), (kbv.Text("# p\n"), b)])
+    assert len(log.read_text().splitlines()) == 1
+    assert [v.candidate.path for v in verdicts] == [str(a), str(b)]

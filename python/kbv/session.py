@@ -148,8 +148,10 @@ class Session:
         group, ``jobs`` at a time (see the class). KeyboardInterrupt stops the running kbv
         processes and starts no more.
 
-        The same candidate code twice for one problem (from text or files) is judged once, and each item gets its own copy of that verdict: GRPO groups often repeat
-        a completion, and two evaluations of one source at once would race on its build folder.
+        The same candidate code twice for one problem (from text or files) is judged once, and
+        each item gets its own copy of that verdict: GRPO groups often repeat a completion, and
+        two evaluations of one source at once would race on its build folder. For that reason
+        too, the same code for other problems is evaluated one problem after the other.
 
         One item never loses the others: an item kbv could not evaluate (an ``internal_error``
         verdict, a usage error such as a missing file, no verdict at all) comes back as a
@@ -202,7 +204,10 @@ class Session:
         live = LiveProcesses()
         groups = group_by_problem(problems)
 
-        def one(problem_path: str, hidden_path: Optional[str], index: int) -> Verdict:
+        def one(problem_path: str, hidden_path: Optional[str], index: int,
+                after: "Optional[concurrent.futures.Future]") -> Verdict:
+            if after is not None:  # the same code's first evaluation, submitted earlier
+                concurrent.futures.wait([after])
             slot = slots.get()
             started = time.monotonic()
             try:
@@ -226,6 +231,7 @@ class Session:
             hidden_path = None if hidden is None else staging.path_of(hidden, "hidden.py", shared=False)
             futures: "dict[int, concurrent.futures.Future]" = {}
             first_of: "dict[int, int]" = {}  # a repeated candidate -> its first item in the group
+            last_anywhere: "dict[str, int]" = {}  # code -> its latest item submitted
             for group in groups:  # group by group: a later warm judge takes one group at a time
                 problem_path = staging.path_of(group.problem, "problem.py", shared=False)
                 seen: "dict[str, int]" = {}
@@ -235,7 +241,12 @@ class Session:
                         first_of[index] = seen[key]
                         continue
                     seen[key] = index
-                    futures[index] = pool.submit(one, problem_path, hidden_path, index)
+                    # Another group's evaluation of the same code: wait for it, one at a time
+                    # (the pool takes work in order, so that one runs or has run: no deadlock).
+                    earlier = last_anywhere.get(key)
+                    last_anywhere[key] = index
+                    after = None if earlier is None else futures[earlier]
+                    futures[index] = pool.submit(one, problem_path, hidden_path, index, after)
             done, _ = concurrent.futures.wait(futures.values(),
                                               return_when=concurrent.futures.FIRST_EXCEPTION)
             for f in done:

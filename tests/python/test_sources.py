@@ -183,3 +183,17 @@ def test_a_repeated_file_is_judged_once_and_keeps_its_own_path(tmp_path):
     verdicts = kbv.Session(kbv_path=stand_in, timing=False).evaluate_many([(kbv.Text("# p\n"), a), (kbv.Text("# p\n"), b)])
     assert len(log.read_text().splitlines()) == 1
     assert [v.candidate.path for v in verdicts] == [str(a), str(b)]
+
+
+def test_the_same_code_for_two_problems_runs_one_after_the_other(tmp_path):
+    stand_in, log = _recording_stand_in(tmp_path)
+    # the stand-in takes 0.3 s and notes when it starts and ends
+    script = stand_in.read_text().replace("import json, sys", "import json, sys, time\nt0 = time.time(); time.sleep(0.3)")
+    script = script.replace('open(candidate).read().replace("\\n", "|")',
+                            'open(candidate).read().replace("\\n", "|") + "\\t%f\\t%f" % (t0, time.time())')
+    stand_in.write_text(script)
+    pairs = [(kbv.Text(f"# problem {i}\n"), kbv.Text("same = 1\n")) for i in range(3)]
+    kbv.Session(kbv_path=stand_in, timing=False, jobs=3).evaluate_many(pairs)
+    spans = sorted((float(a), float(b)) for _, _, a, b in (line.split("\t") for line in log.read_text().splitlines()))
+    assert len(spans) == 3
+    assert all(spans[i][1] <= spans[i + 1][0] for i in range(2)), spans  # never two at once

@@ -57,11 +57,17 @@ REFUSALS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(REFUSALS))
-def test_a_refusal_is_the_candidates_compile_error(name):
-    v = kbv.evaluate(RELU, kbv.Completion(REFUSALS[name]), device="cpu", **FAST)
+def test_a_refusal_is_the_candidates_compile_error():
+    names = sorted(REFUSALS)
+    verdicts = kbv.evaluate_many([(RELU, kbv.Completion(REFUSALS[n])) for n in names], device="cpu", jobs=2, **FAST)
+    for name, v in zip(names, verdicts):
+        assert v.outcome == kbv.Outcome.COMPILE_ERROR, (name, v.summary())
+        assert not v.correct and v.error is None and v.reason, name
+
+
+def test_a_one_line_reply_through_evaluate_is_a_verdict_not_a_usage_error():
+    v = kbv.evaluate(RELU, kbv.Completion(REFUSALS["one_line"]), device="cpu", **FAST)
     assert v.outcome == kbv.Outcome.COMPILE_ERROR, v.summary()
-    assert not v.correct and v.error is None and v.reason
 
 
 def test_refusals_in_a_batch_are_compile_errors_not_internal_errors():

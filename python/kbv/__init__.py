@@ -16,7 +16,8 @@ reply: its first fenced code block). An empty or unparsable candidate is a ``com
 verdict, never an exception.
 
 The binary is found through :func:`find_kbv` (``kbv_path=``, ``$KBV_BIN``, the build that
-``pip install`` recorded, ``PATH``, then the source tree's ``build/bin/kbv``). The verdict's fields are described in docs/verdict-schema.md.
+``pip install`` recorded, ``PATH``, then the source tree's ``build/bin/kbv``). The verdict's
+fields are described in docs/verdict-schema.md; the API in docs/python.md.
 """
 from .binary import find_kbv
 from .errors import (KbvDeviceError, KbvError, KbvInternalError, KbvNoVerdictError, KbvNotFoundError,

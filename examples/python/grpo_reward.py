@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """A GRPO-style reward for kernel generation, computed with kbv.
 
-A group of completions for one problem (what GRPO samples per prompt) goes through
-kbv.evaluate_many; each verdict becomes a reward:
+A group of completions for one problem (what GRPO samples per prompt) goes through one
+kbv.Session as a batch (Session.evaluate_completions: each reply's first fenced code block is the
+candidate; a reply without one is evaluated whole, so a refusal is a compile_error); each verdict
+becomes a reward:
 
-- 0 when the candidate does not build, is wrong, crashes or hangs (any outcome but ``correct``);
+- 0 when the candidate does not build, is wrong, crashes or hangs (any outcome but ``correct``),
+  including an empty reply or a refusal;
 - for a correct one, ``base`` plus ``speed_weight * log(speedup)`` (speedup against the
   protocol's eager baseline, clipped to [1/max_speedup, max_speedup]), never below
   ``min_correct`` so a slow correct kernel still beats a wrong one;
@@ -14,22 +17,27 @@ kbv.evaluate_many; each verdict becomes a reward:
 - None when kbv could not evaluate the item (``internal_error``): kbv's fault, not the model's;
   leave it out of the group (or evaluate it again).
 
-Then the group-relative advantages (r - mean) / std, as GRPO uses them.
+Then the group-relative advantages (r - mean) / std, as GRPO uses them, and the seconds each
+completion took (the API's wall clock, kbv's own, and kbv's build / correctness / timing stages).
 
-Run on the CPU with the shipped examples (timings are CPU timings at the small size):
+Run with the shipped examples (device auto: the GPU when there is one, else the CPU at the small
+size with CPU timings):
 
-    python examples/python/grpo_reward.py --device cpu
-    python examples/python/grpo_reward.py --device cuda:0 PROBLEM.py COMPLETION.py ...
+    python examples/python/grpo_reward.py
+    python examples/python/grpo_reward.py --device cuda:0 PROBLEM.py KERNEL.py REPLY.md ...
+
+A ``.py`` file is a candidate kernel as it is; any other file is an LLM's reply (its first fenced
+code block is evaluated).
 """
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import statistics
 import sys
+import time
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 ROOT = Path(__file__).resolve().parents[2]
 try:
@@ -38,17 +46,10 @@ except ImportError:  # not installed (pip install ./python): use the source tree
     sys.path.insert(0, str(ROOT / "python"))
     import kbv
 EXAMPLE_PROBLEM = ROOT / "examples/problems/level1/19_ReLU.py"
-# One group of "completions" for 19_ReLU: correct, wrong, a reward hack, a build failure, a crash.
+# One group of "completions" for 19_ReLU: correct, wrong, a reward hack, a build failure, a crash,
+# and a refusal (an empty reply).
 EXAMPLE_GROUP = ["relu_cpp_ext.py", "relu_wrong_cpu.py", "relu_shape_shortcut.py",
                  "relu_compile_error.py", "relu_crash_segfault.py"]
-
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
-
-
-def extract_code(completion: str) -> str:
-    """The last fenced code block of an LLM completion, or the whole text when it has none."""
-    blocks = _FENCE.findall(completion)
-    return blocks[-1] if blocks else completion
 
 
 def reward(verdict: kbv.Verdict, *, base: float = 0.3, speed_weight: float = 0.5,
@@ -66,13 +67,11 @@ def reward(verdict: kbv.Verdict, *, base: float = 0.3, speed_weight: float = 0.5
     return max(0.0, r - flag_penalty * len(verdict.integrity_flags))
 
 
-def group_rewards(problem: str, completions: Sequence[str],
-                  **options) -> Tuple[List[Optional[float]], List[kbv.Verdict]]:
-    """Rewards (and the verdicts) for a group of completions of one problem, in order. A
-    completion is LLM output (text with a newline; its last code block is evaluated) or a
-    path. ``options`` go to kbv.evaluate_many (device, protocol, timing, time_budget, jobs...)."""
-    candidates = [c if "\n" not in c else extract_code(c) for c in completions]
-    verdicts = kbv.evaluate_many([(problem, c) for c in candidates], **options)
+def group_rewards(session: kbv.Session, problem: Union[str, Path],
+                  completions: Sequence[Union[str, kbv.Source]]) -> Tuple[List[Optional[float]], List[kbv.Verdict]]:
+    """Rewards (and the verdicts) for a group of completions of one problem, in order. A ``str``
+    is an LLM's reply; kbv.File / kbv.Text / a Path are taken as they are."""
+    verdicts = session.evaluate_completions(problem, completions)
     return [reward(v) for v in verdicts], verdicts
 
 
@@ -85,25 +84,54 @@ def advantages(rewards: Sequence[Optional[float]]) -> List[Optional[float]]:
     return [None if r is None else (r - mean) / (std + 1e-6) for r in rewards]
 
 
+def _completion(path: str) -> Union[str, Path]:
+    """A .py file is a kernel (a path); any other file holds an LLM's reply (its text)."""
+    return Path(path) if path.endswith(".py") else Path(path).read_text(encoding="utf-8")
+
+
+def _seconds(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _stages(verdict: kbv.Verdict) -> str:
+    """kbv's seconds in its main stages (docs/verdict-schema.md, stage_seconds): python start-up,
+    build, correctness, timing."""
+    s = verdict.stage_seconds or {}
+    short = {"python": "py", "build": "build", "correctness": "check", "timing": "time"}
+    return " ".join(f"{short[k]} {s[k]:.2f}" for k in short if k in s)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problem", nargs="?", default=str(EXAMPLE_PROBLEM))
-    parser.add_argument("completions", nargs="*", help="candidate files (default: a group of examples/candidates)")
-    parser.add_argument("--device", default="cuda:0", help="cuda:N, cpu, ... (default cuda:0)")
+    parser.add_argument("completions", nargs="*",
+                        help="kernels (.py) or LLM replies (any other file); default: a group of examples/candidates and an empty reply")
+    parser.add_argument("--device", default="auto", help="auto (default), cuda:N, cuda or cpu")
     parser.add_argument("--protocol", default="strict")
     parser.add_argument("--time-budget", type=float, default=2.0, help="seconds of timing per candidate")
     parser.add_argument("--no-timing", action="store_true", help="correctness only: correct = base reward")
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args(argv)
 
-    completions = args.completions or [str(ROOT / "examples/candidates" / name) for name in EXAMPLE_GROUP]
-    rewards, verdicts = group_rewards(args.problem, completions, device=args.device, protocol=args.protocol,
-                                      timing=not args.no_timing, time_budget=args.time_budget, jobs=args.jobs)
-    for i, (completion, r, a, v) in enumerate(zip(completions, rewards, advantages(rewards), verdicts)):
-        label = f"completion {i}" if "\n" in completion else Path(completion).name
+    if args.completions:
+        completions = [_completion(c) for c in args.completions]
+        labels = [Path(c).name for c in args.completions]
+    else:
+        completions = [ROOT / "examples/candidates" / name for name in EXAMPLE_GROUP] + [""]
+        labels = EXAMPLE_GROUP + ["(empty reply)"]
+    started = time.monotonic()
+    with kbv.Session(device=args.device, protocol=args.protocol, timing=not args.no_timing,
+                     time_budget=args.time_budget, jobs=args.jobs) as session:
+        rewards, verdicts = group_rewards(session, args.problem, completions)
+    total = time.monotonic() - started
+    print(f"{'completion':28} {'reward':>6} {'adv':>6} {'api s':>6} {'kbv s':>6}  stages (s)  verdict")
+    for label, r, a, v in zip(labels, rewards, advantages(rewards), verdicts):
         shown = "-" if r is None else f"{r:.3f}"
         adv = "-" if a is None else f"{a:+.2f}"
-        print(f"{label:28} reward {shown:>6}  advantage {adv:>6}  {v.summary()[:100]}")
+        print(f"{label[:28]:28} {shown:>6} {adv:>6} {_seconds(v.api_seconds):>6} {_seconds(v.wall_seconds):>6}"
+              f"  {_stages(v)}  {v.summary()[:80]}")
+    print(f"{len(verdicts)} completions in {total:.1f} s ({total / max(1, len(verdicts)):.2f} s a completion, "
+          f"jobs {args.jobs or 'default'}, device {args.device})")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Finding the kbv executable that the API drives."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -25,12 +26,26 @@ def _source_tree_binary() -> Optional[Path]:
     return None
 
 
+def _installed_binary() -> "tuple[Optional[Path], Optional[str]]":
+    """The binary that ``pip install ./python`` recorded (python/setup.py writes
+    ``kbv/_install.json``): (its path when executable, the recorded path in any case)."""
+    record = Path(__file__).resolve().with_name("_install.json")
+    try:
+        recorded = json.loads(record.read_text(encoding="utf-8")).get("kbv")
+    except (OSError, ValueError, AttributeError):
+        return None, None
+    if not isinstance(recorded, str):
+        return None, None
+    return (Path(recorded) if _executable(Path(recorded)) else None), recorded
+
+
 def find_kbv(kbv_path: Optional[PathLike] = None) -> str:
     """Return the path of the kbv executable to run.
 
     In order: ``kbv_path`` if given; else the environment variable ``KBV_BIN`` (the executable,
-    or the folder holding it, e.g. ``build/bin``); else ``kbv`` on ``PATH``; else the source
-    tree's ``build/bin/kbv`` when this package runs from the kbv repository (editable install or
+    or the folder holding it, e.g. ``build/bin``); else the build that ``pip install ./python``
+    recorded (python/setup.py); else ``kbv`` on ``PATH``; else the source tree's
+    ``build/bin/kbv`` when this package runs from the kbv repository (editable install or
     ``PYTHONPATH=python``). An explicit ``kbv_path`` or ``KBV_BIN`` that does not name an
     executable is an error, never skipped. kbv finds its judge and sandbox next to itself, so
     point at the kbv of a build folder (``build/bin/kbv``), not a copy.
@@ -47,11 +62,15 @@ def find_kbv(kbv_path: Optional[PathLike] = None) -> str:
             raise KbvNotFoundError(f"{source}={value!s}: {path} is not an executable kbv; "
                                    "point it at build/bin/kbv (scripts/setup.sh builds it)")
         return str(path.resolve())
+    installed, recorded = _installed_binary()
+    if installed:
+        return str(installed)
     on_path = shutil.which("kbv")
     if on_path:
         return on_path
     in_tree = _source_tree_binary()
     if in_tree:
         return str(in_tree)
-    raise KbvNotFoundError("kbv executable not found: pass kbv_path=, set KBV_BIN=/path/to/build/bin/kbv, "
+    gone = f"the kbv recorded at install ({recorded}) is gone; reinstall (pip install ./python) or " if recorded else ""
+    raise KbvNotFoundError(f"kbv executable not found: {gone}pass kbv_path=, set KBV_BIN=/path/to/build/bin/kbv, "
                            "or put build/bin on PATH (scripts/setup.sh builds it)")

@@ -38,6 +38,16 @@ class KbvUsageError(KbvError):
     """kbv refused the arguments (exit status 2): an unknown value, a missing file, a bad limit."""
 
 
+class KbvDeviceError(KbvUsageError):
+    """The device asked for is not there (e.g. ``cuda:0`` on a machine without a GPU): the
+    caller's setting, not the candidate's result, so never a ``skipped`` verdict. ``verdict``
+    holds what kbv wrote. In a batch it stops the batch: every item would fail the same way."""
+
+    def __init__(self, message: str, *, verdict: "Verdict", **kwargs) -> None:
+        super().__init__(message, **kwargs)
+        self.verdict = verdict
+
+
 class KbvNoVerdictError(KbvError):
     """kbv ended without writing a readable verdict (kbv itself failed, or it ran past the
     wall-clock backstop of :func:`kbv.evaluate`)."""

@@ -56,7 +56,7 @@ class _FromJson:
     def from_dict(cls, data: Dict[str, Any]):
         kwargs = {}
         for f in dataclasses.fields(cls):
-            if f.name in ("raw", "error") or f.name not in data:
+            if f.name in ("raw", "error", "api_seconds") or f.name not in data:
                 continue  # not from the JSON, or absent: keep the dataclass default
             value = data[f.name]
             kwargs[f.name] = _convert(value, cls._nested[f.name]) if f.name in cls._nested else value
@@ -297,7 +297,8 @@ class Verdict(_FromJson):
     ``outcome`` is one of :class:`Outcome`'s names; ``reason`` says why in one line (empty when
     correct); ``stage`` is the last stage the evaluation reached. ``raw`` is the whole JSON
     object. ``error`` is set only on the placeholders :func:`kbv.evaluate_many` returns for an
-    item kbv could not evaluate (outcome ``internal_error``).
+    item kbv could not evaluate (outcome ``internal_error``). ``api_seconds`` is the wall-clock
+    time the API spent on it; ``wall_seconds`` kbv's own.
     """
 
     schema: str = ""
@@ -325,6 +326,9 @@ class Verdict(_FromJson):
     limits: Optional[Limits] = None
     raw: Dict[str, Any] = _raw()
     error: Optional[KbvError] = field(default=None, repr=False, compare=False)
+    #: Seconds the Python API spent on this item, kbv's start-up and the wait included (set by
+    #: kbv.evaluate / Session; None on a Verdict built from JSON).
+    api_seconds: Optional[float] = field(default=None, repr=False, compare=False)
     _nested = {"problem": ProblemInfo, "candidate": FileRef, "device": DeviceInfo,
                "provenance": Provenance, "build": BuildResult, "correctness": Correctness,
                "timing": Timing, "memory": Memory, "flags": [Flag], "limits": Limits}

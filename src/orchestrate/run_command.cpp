@@ -246,6 +246,553 @@ void prepare_torch_pch(const std::string& judge, const std::string& build_root, 
                        tail.substr(tail.rfind('\n') == std::string::npos ? 0 : tail.rfind('\n') + 1));
 }
 
+
+// What the plan phase settles before any work: the checked options, the devices, the
+// conditions every verdict records, and whether builds run beside the evaluation.
+struct RunSetup {
+  RunOptions o;
+  std::string build_root;
+  std::string worker;
+  RunScan scan;
+  std::vector<std::string> devices;
+  bool cpu = false;
+  int prestart = 0;
+  bool overlap_builds = false;
+  RunConditions conditions;
+};
+
+// Plan, first part: options, build root, worker, scan, devices and the run's conditions.
+RunSetup setup_run(const RunOptions& options, std::ostream& out) {
+  RunSetup s;
+  s.o = options;
+  RunOptions& o = s.o;
+  check_run_options(o, out);
+  s.build_root = fs::absolute(o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir).string();
+  if (!o.list) check_folder_writable("--build-dir", s.build_root);  // else every candidate would fail on it
+  s.worker = find_worker_executable();
+  s.scan = scan_run(o.problems_dir, o.runs_dir, o.filter);
+
+  s.devices = o.devices.empty() ? detect_devices() : o.devices;
+  s.cpu = s.devices.front() == "cpu";
+  const bool cpu = s.cpu;
+  s.prestart = o.prestart >= 0 ? o.prestart : (cpu ? 0 : kDefaultPrestart);
+  RunConditions& conditions = s.conditions;
+  conditions.precision = o.precision;
+  conditions.size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
+  conditions.limits = {o.compile_timeout, o.run_timeout};
+  conditions.hidden_tests_dir = o.hidden_tests_dir;
+  conditions.torch_compile = o.torch_compile;
+  if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
+  // Builds beside the evaluation must not reach its GPU: Landlock with device ioctls (ABI 5) seals
+  // the device files from a build's sandbox (docs/scale.md). On the CPU the timing needs the cores.
+  bool overlap_builds = o.overlap_builds.value_or(true);
+  const bool overlap_asked = o.overlap_builds.value_or(false);
+  if (overlap_builds && cpu) {
+    overlap_builds = false;
+    if (overlap_asked && !o.quiet)
+      out << "kbv run: note: --overlap-builds is off on the CPU: its timing needs the cores the builds would take\n";
+  } else if (overlap_builds && (isolation::landlock_abi() < 5 || landlock_off())) {
+    overlap_builds = false;
+    if (!o.quiet)
+      out << "kbv run: note: --overlap-builds is off (builds first): this kernel's Landlock (ABI " << isolation::landlock_abi()
+          << ", 5 needed) cannot keep a build's sandbox off the GPU being timed\n";
+  }
+  s.overlap_builds = overlap_builds;
+  if (cpu && s.prestart > 0 && !o.quiet)
+    out << "kbv run: note: --prestart on the CPU: judges starting ahead share the cores with the CPU timing of the "
+           "evaluation before them\n";
+  conditions.device = probe_device(s.worker, s.devices.front());
+  return s;
+}
+
+// --list: reads the DB if there is one; writes nothing.
+int print_run_list(const RunSetup& s, std::ostream& out) {
+  const RunOptions& o = s.o;
+  std::optional<ResultStore> stored;
+  if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
+  RunPlan plan = plan_run(s.scan, o.protocols, s.conditions, stored ? &*stored : nullptr);
+  print_scan_notes(s.scan, &plan, out);
+  print_hidden_tests_note(plan, o.hidden_tests_dir, out);
+  print_plan(plan, out);
+  return 0;
+}
+
+// Verdicts an earlier run kept in a spill file when its DB failed go into the DB first.
+void import_spilled_verdicts(ResultStore& store, const std::string& db_path, std::ostream& out) {
+  SpillImport imported = import_spills(store, db_path, spill_fallback_dir());
+  for (const auto& f : imported.files)
+    out << fmt::format("kbv run: imported verdicts kept from an earlier run's store failure: {}\n", f);
+  if (imported.imported || imported.unreadable_lines)
+    out << fmt::format("kbv run: {} verdict(s) imported into {}{}\n", imported.imported, db_path,
+                       imported.unreadable_lines
+                           ? fmt::format("; {} unreadable line(s) kept in <spill>.bad", imported.unreadable_lines)
+                           : "");
+}
+
+// The run's row in the store: provenance and the options that shape its verdicts.
+RunRecord run_record(const RunSetup& s, const std::vector<std::string>& argv) {
+  const RunOptions& o = s.o;
+  RunRecord record;
+  record.argv = argv;
+  record.kbv_version = kVersion;
+  record.git_commit = kGitCommit;
+  record.device_fingerprint = device_fingerprint(s.conditions.device);
+  record.device_name = s.conditions.device.name;
+  record.protocol = o.protocols.size() == 1 ? o.protocols.front() : "several";
+  record.precision = o.precision;
+  record.options = {{"problems", o.problems_dir},
+                    {"runs", o.runs_dir},
+                    {"protocols", o.protocols},
+                    {"size", s.conditions.size},
+                    {"devices", s.devices},
+                    {"time_budget", o.time_budget},
+                    {"prestart", s.prestart},
+                    {"sandbox_per_protocol", o.sandbox_per_protocol},
+                    {"overlap_builds", s.overlap_builds},
+                    {"compile_timeout", o.compile_timeout},
+                    {"run_timeout", o.run_timeout},
+                    {"torch_compile", o.torch_compile}};
+  if (!o.hidden_tests_dir.empty()) record.options["hidden_tests"] = fs::absolute(o.hidden_tests_dir).string();
+  // Provenance of a shard's DB once merged (kbv merge): which part of the work this run was.
+  if (o.filter.shard) record.options["shard"] = o.filter.shard->text();
+  return record;
+}
+
+// Plan, second part: the jobs the store does not already settle, and a line saying so.
+std::vector<RunJob> plan_todo(const RunSetup& s, ResultStore& store, std::ostream& out) {
+  const RunOptions& o = s.o;
+  RunPlan plan = plan_run(s.scan, o.protocols, s.conditions, &store);
+  print_scan_notes(s.scan, &plan, out);
+  if (!o.quiet) print_hidden_tests_note(plan, o.hidden_tests_dir, out);
+  std::vector<RunJob> todo;
+  for (auto& j : plan.jobs)
+    if (j.choice.evaluate) todo.push_back(std::move(j));
+  const std::size_t already = plan.jobs.size() - todo.size();
+  std::size_t again = 0;
+  for (const auto& j : todo) again += j.stored.has_value();
+  if (!o.quiet && o.filter.shard)
+    out << fmt::format("kbv run: shard {}: the candidates whose key hashes to it (docs/scale.md)\n", o.filter.shard->text());
+  if (!o.quiet)
+    out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate{}, {} already in {}\n", s.scan.matched.size(),
+                       o.protocols.size(), todo.size(),
+                       again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
+                             : "",
+                       already, o.db_path);
+  return todo;
+}
+
+// A worker that cannot even start is kbv's fault, not the job's: an internal_error verdict.
+Verdict evaluate_run(const EvaluationRun& run) {
+  try {
+    return run_evaluation(run);
+  } catch (const std::exception& e) {
+    return internal_error_verdict(e.what());
+  }
+}
+
+// A verdict that ends as `crashed` or `internal_error` (a judge that ended without a verdict)
+// after a stop was requested is the stop's doing (the worker was killed): not a verdict, the
+// re-run evaluates it (as it would any internal_error).
+bool cancelled(const Verdict& v) { return g_stop && (v.outcome == Outcome::crashed || v.outcome == Outcome::internal_error); }
+
+// The work of the run once planned: the builds (phase 1) and the device turns (phase 2), the
+// verdicts kept as they come, and where the time went.
+class RunPhases {
+ public:
+  RunPhases(const RunSetup& s, const std::vector<std::string>& argv, std::vector<RunJob> todo,
+            const std::string& device_fingerprint, VerdictWriter& writer, std::int64_t run_id, std::ostream& out);
+
+  // Builds, and the evaluation after them or beside them (--overlap-builds).
+  void run();
+
+  bool empty() const { return todo_.empty(); }
+  std::size_t lost() const { return lost_; }
+  const RunThroughput& throughput() const { return throughput_; }
+
+ private:
+  EvaluationRun make_run(const RunJob& job, const std::string& dev) const;
+  void keep(const RunJob& job, Verdict v);
+  std::optional<Verdict> build_source(const std::string& sha, bool with_gpu);
+  void settle_build(const std::string& sha, const Verdict& v);
+  void build_all(const std::vector<std::string>& list, bool with_gpu);
+  void run_builds();
+  void evaluate_on(std::size_t d);
+  std::vector<std::thread> start_evaluators();
+  static double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+
+  const RunSetup& s_;
+  const RunOptions& o_;
+  const std::vector<std::string>& argv_;
+  std::vector<RunJob> todo_;
+  VerdictWriter& writer_;
+  const std::int64_t run_id_;
+  std::ostream& out_;
+  std::mutex lost_mutex_;
+  std::size_t lost_ = 0;
+
+  std::map<std::string, std::vector<std::size_t>> by_source_;  // candidate sha -> jobs
+  BuiltIndex built_index_;
+  std::vector<std::string> sources_;
+  std::size_t cached_sources_ = 0;
+  bool overlap_ = false;
+  std::optional<RunProgress> progress_;
+  RunThroughput throughput_;
+  std::mutex throughput_mutex_;
+  std::chrono::steady_clock::time_point run_start_;
+  int build_threads_ = 1;
+  std::optional<EvaluationQueue> queue_;
+  std::vector<std::unique_ptr<DeviceTurns>> turns_;
+  bool use_turns_ = false;
+  std::mutex retry_mutex_;
+  std::vector<std::string> needs_device_;  // sources for the second round
+};
+
+RunPhases::RunPhases(const RunSetup& s, const std::vector<std::string>& argv, std::vector<RunJob> todo,
+                     const std::string& device_fingerprint, VerdictWriter& writer, std::int64_t run_id, std::ostream& out)
+    : s_(s),
+      o_(s.o),
+      argv_(argv),
+      todo_(std::move(todo)),
+      writer_(writer),
+      run_id_(run_id),
+      out_(out),
+      built_index_(s.build_root, device_fingerprint) {
+  // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
+  // for every protocol of that candidate; the rest go on to evaluation with a warm cache.
+  // With --overlap-builds the evaluation starts at once and takes each candidate as its build
+  // ends; the builds then see no GPU (docs/scale.md, "Builds beside the evaluation").
+  for (std::size_t i = 0; i < todo_.size(); ++i) by_source_[todo_[i].candidate_sha].push_back(i);
+  // Sources this cache already holds for this device and kbv need no build-only worker.
+  for (const auto& [sha, jobs] : by_source_) {
+    if (built_index_.built_dir(sha)) ++cached_sources_;
+    else sources_.push_back(sha);
+  }
+  overlap_ = s.overlap_builds && !sources_.empty();
+  progress_.emplace(sources_.size(), todo_.size(), o_.quiet);
+  throughput_.overlapped = overlap_;
+  run_start_ = std::chrono::steady_clock::now();
+  // Overlapping, the builds leave cores to the evaluation (its judge, sandbox and twin) and yield
+  // to it besides (niced).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  build_threads_ =
+      o_.jobs > 0 ? o_.jobs : overlap_ ? std::max(1, cores - 2 * static_cast<int>(s.devices.size())) : cores;
+
+  // Every job's evaluation, grouped by candidate (strict first: its memory figures then see a
+  // sandbox nothing else ran in); candidates still to build are held back until they are.
+  std::vector<std::size_t> eval_jobs(todo_.size());
+  std::vector<std::string> candidate_of(todo_.size());
+  for (std::size_t j = 0; j < todo_.size(); ++j) {
+    eval_jobs[j] = j;
+    candidate_of[j] = todo_[j].candidate_sha;
+  }
+  auto serve_rank = [&](std::size_t j) { return todo_[j].protocol == "strict" ? 0 : todo_[j].protocol == "verified" ? 1 : 2; };
+  // Groups keep the order of their candidates' first jobs; within one, this order.
+  std::stable_sort(eval_jobs.begin(), eval_jobs.end(), [&](std::size_t a, std::size_t b) { return serve_rank(a) < serve_rank(b); });
+  queue_.emplace(eval_jobs, candidate_of, std::set<std::string>(sources_.begin(), sources_.end()));
+  for (std::size_t d = 0; d < s.devices.size(); ++d) turns_.push_back(std::make_unique<DeviceTurns>());
+  // Turns order the device's evaluations when judges start ahead, and keep a build that needs
+  // the GPU off it while it evaluates (overlapping).
+  use_turns_ = s.prestart > 0 || overlap_;
+}
+
+EvaluationRun RunPhases::make_run(const RunJob& job, const std::string& dev) const {
+  EvaluationRun run;
+  run.worker_path = s_.worker;
+  run.argv = argv_;
+  run.cancel = &g_stop;
+  run.device = s_.conditions.device;
+  run.limits = {o_.compile_timeout, o_.run_timeout};
+  run.job.problem_path = fs::absolute(job.problem.path).string();
+  run.job.candidate_path = fs::absolute(job.candidate.path).string();
+  run.job.protocol = job.protocol;
+  run.job.precision = o_.precision;
+  run.job.device = dev;
+  run.job.size = s_.conditions.size;
+  run.job.build_root = s_.build_root;
+  run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
+  run.job.timing.budget_seconds = o_.time_budget;
+  run.job.timing.torch_compile = o_.torch_compile;
+  run.job.hidden_tests_path = job.hidden_tests ? job.hidden_tests->path : "";
+  run.job.sandbox_memory_bytes = static_cast<std::int64_t>(o_.sandbox_memory_gib * (1LL << 30));
+  return run;
+}
+
+// Every finished verdict is kept: in the DB, else in the spill file (and the run stops), else
+// as a line on stderr, the last place left.
+void RunPhases::keep(const RunJob& job, Verdict v) {
+  complete_identity(v, job, s_.conditions);
+  v.limits = s_.conditions.limits;
+  try {
+    if (writer_.put(sample_of(job), v, run_id_) == VerdictWriter::Where::spill) request_stop(kStopStoreFailed);
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(lost_mutex_);
+    ++lost_;
+    std::cerr << "kbv run: neither the DB nor a spill file could take the verdict of " << job_label(job) << " (" << e.what()
+              << "); here it is:\n"
+              << verdict_to_json_text(v) << "\n";
+    request_stop(kStopStoreFailed);
+  }
+}
+
+// One build-only worker per source. Overlapping on a GPU, it builds for the device's
+// architecture without the device (device-free), in the background (idle class, niced). A
+// candidate whose import may need the GPU (stage needs_device) waits for a second round: all
+// of them at once, with the GPU, while kbv holds a turn of every device (never beside an
+// evaluation, and one wait of the devices for them all).
+std::optional<Verdict> RunPhases::build_source(const std::string& sha, bool with_gpu) {
+  const auto& jobs = by_source_.at(sha);  // read-only from the builder threads
+  EvaluationRun run = make_run(todo_[jobs.front()], s_.devices.front());
+  run.job.build_only = true;
+  double cpu_seconds = 0;
+  run.cpu_seconds = &cpu_seconds;
+  if (overlap_ && !with_gpu) {
+    run.nice = kOverlapBuildNice;
+    run.background = true;
+    run.job.build_cuda_arch = s_.conditions.device.capability;
+  }
+  Verdict v = evaluate_run(run);
+  if (cancelled(v)) return std::nullopt;
+  std::lock_guard<std::mutex> lock(throughput_mutex_);
+  // A source built twice (device-free, then with the GPU) counts once, its time twice.
+  throughput_.add_build(v, cpu_seconds, /*new_source=*/!with_gpu);
+  return v;
+}
+
+// The verdict of a source's build: its candidate goes on to evaluation, or its build failure
+// is every protocol's verdict.
+void RunPhases::settle_build(const std::string& sha, const Verdict& v) {
+  const auto& jobs = by_source_.at(sha);
+  bool built = v.outcome == Outcome::skipped && v.stage == "built";
+  if (built && v.build && !v.build->build_dir.empty()) built_index_.mark_built(sha, v.build->build_dir);
+  if (built) {
+    queue_->ready(sha);
+  } else {
+    for (std::size_t j : jobs) {
+      Verdict copy = v;
+      copy.protocol = todo_[j].protocol;
+      copy.protocol_version = protocol_by_name(todo_[j].protocol).version;
+      keep(todo_[j], copy);
+      progress_->evaluated(job_label(todo_[j]) + ": " + std::string(outcome_name(v.outcome)));
+    }
+    queue_->dropped(sha);
+  }
+  progress_->built(todo_[jobs.front()].candidate.path);
+}
+
+// `list` built by build_threads workers; with_gpu: the second round.
+void RunPhases::build_all(const std::vector<std::string>& list, bool with_gpu) {
+  std::atomic<std::size_t> next_build{0};
+  std::vector<std::thread> builders;
+  for (int t = 0; t < build_threads_; ++t) {
+    builders.emplace_back([&] {
+      for (std::size_t s; !g_stop && (s = next_build++) < list.size();) {
+        std::optional<Verdict> v = build_source(list[s], with_gpu);
+        if (!v) return;  // stopped
+        if (!with_gpu && v->outcome == Outcome::skipped && v->stage == "needs_device") {
+          std::lock_guard<std::mutex> lock(retry_mutex_);
+          needs_device_.push_back(list[s]);
+          continue;
+        }
+        settle_build(list[s], *v);
+      }
+    });
+  }
+  for (auto& t : builders) t.join();
+}
+
+void RunPhases::run_builds() {
+  std::ostream& out = out_;
+  // With cores to spare the header is precompiled beside the first builds, not before them
+  // (it keeps 3 cores for ~50 s): a build that starts first parses the header itself (its
+  // flags are the same either way, and the PCH appears by a rename), and the other cores build
+  // meanwhile. With few, the builds wait for it: each then saves ~17 s of CPU.
+  std::ostringstream pch_note;  // printed once it is done: the progress line owns `out` meanwhile
+  std::jthread pch;             // joined on every way out, a throw included
+  auto finish_pch = [&] {
+    if (!pch.joinable()) return;
+    pch.join();
+    out << pch_note.str() << std::flush;
+  };
+  if (!sources_.empty() && !g_stop &&
+      (o_.torch_pch == "on" ||
+       (o_.torch_pch == "auto" && !s_.cpu && builds_extensions(sources_, by_source_, todo_) >= kTorchPchMinSources))) {
+    pch = std::jthread([&] { prepare_torch_pch(s_.worker, s_.build_root, o_.quiet, overlap_ ? kOverlapBuildNice : 0, pch_note); });
+    if (build_threads_ < kPchBesideBuildsMinJobs) finish_pch();
+  }
+  build_all(sources_, false);
+  finish_pch();
+  if (!needs_device_.empty() && !g_stop) {
+    if (!o_.quiet)
+      out << fmt::format("kbv run: {} candidate(s) whose import may need the GPU: building them with it, the devices "
+                         "waiting\n",
+                         needs_device_.size())
+          << std::flush;
+    // One thread takes every device's turn, in device order (evaluators take one turn each,
+    // so this cannot deadlock); the turns end when the round does.
+    std::vector<DeviceTurns::Turn> held;
+    bool have_turns = true;
+    try {
+      for (auto& t : turns_) held.push_back(t->take());
+    } catch (const std::exception& e) {
+      have_turns = false;
+      for (const auto& sha : needs_device_)
+        settle_build(sha, internal_error_verdict(std::string("kbv could not take a turn of the devices for a build: ") + e.what()));
+    }
+    bool open = have_turns;
+    for (const auto& turn : held) open = open && wait_for_gate(turn, g_stop);
+    if (open) build_all(needs_device_, true);
+  }
+  queue_->close();  // a stop leaves candidates unbuilt: they are not evaluated
+  const bool stopped = g_stop.load();
+  throughput_.build_jobs = build_threads_;
+  throughput_.builds_cached = cached_sources_;
+  throughput_.build_phase_seconds = seconds_since(run_start_);
+  if (!o_.quiet && !by_source_.empty()) {
+    if (stopped)
+      out << fmt::format("kbv run: build phase stopped after {} of {} candidate sources ({:.1f} s wall)\n", throughput_.builds,
+                         sources_.size(), throughput_.build_phase_seconds);
+    else
+      out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of "
+                         "worker time); {} already in the build cache{}\n",
+                         throughput_.builds, throughput_.build_phase_seconds, build_threads_, throughput_.build_worker_seconds,
+                         cached_sources_, overlap_ ? "; the evaluation ran beside it" : "");
+    out << std::flush;
+  }
+}
+
+// Phase 2: evaluate, one judge at a time per device, each serving all protocols of one
+// candidate with one sandbox. A judge that stops early leaves the rest to the next judge on
+// the same device. With --prestart N, N more judges per device start ahead and wait for their
+// turn.
+void RunPhases::evaluate_on(std::size_t d) {
+  std::optional<std::vector<std::size_t>> group;
+  while (!g_stop && (group = queue_->next_group(&g_stop))) {
+    for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
+      // One judge: the protocols of the first job's evaluation (its problem, its file; one
+      // source may be the candidate of several problems or samples), each once.
+      std::vector<std::size_t> batch;
+      for (std::size_t j : left)
+        if (same_evaluation(todo_[j], todo_[left.front()]) &&
+            std::none_of(batch.begin(), batch.end(), [&](std::size_t b) { return todo_[b].protocol == todo_[j].protocol; }))
+          batch.push_back(j);
+      if (o_.sandbox_per_protocol) batch.resize(1);
+      EvaluationRun run = make_run(todo_[batch.front()], s_.devices[d]);
+      if (batch.size() > 1)
+        for (std::size_t j : batch) run.job.protocols.push_back(todo_[j].protocol);
+      std::optional<DeviceTurns::Turn> turn;
+      std::vector<Verdict> verdicts;
+      try {  // as evaluate_run(), with taking a turn (a pipe) among what may fail
+        if (use_turns_) {
+          turn.emplace(turns_[d]->take());
+          run.on_released = [&turn] { turn->end(); };
+          if (s_.prestart > 0) {
+            run.device_gate_fd = turn->gate_fd();
+            run.turns_ahead = s_.prestart;
+            run.gate_opened_at = [&turn] { return turn->opened_at(); };
+          } else if (!wait_for_gate(*turn, g_stop)) {
+            return;  // stopped while a build had the device
+          }
+        }
+        verdicts = run_evaluations(run);
+      } catch (const std::exception& e) {
+        verdicts = {internal_error_verdict(e.what())};
+        verdicts.front().protocol = todo_[left.front()].protocol;
+      }
+      if (turn) turn->end();  // the judge has exited (or said the device was free): the next one may have it
+      bool stopped = false;
+      const std::size_t before = left.size();
+      // A judge always settles the protocol it was in; should one name none asked, the
+      // first is settled by that failure, so the loop always moves on.
+      if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
+            return std::any_of(batch.begin(), batch.end(), [&](std::size_t j) { return todo_[j].protocol == v.protocol; });
+          })) {
+        verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
+        verdicts.front().protocol = todo_[batch.front()].protocol;
+      }
+      for (auto& v : verdicts) {
+        auto it = std::find_if(batch.begin(), batch.end(), [&](std::size_t j) { return todo_[j].protocol == v.protocol; });
+        if (it == batch.end()) continue;
+        const std::size_t j = *it;
+        batch.erase(it);
+        left.erase(std::find(left.begin(), left.end(), j));
+        if (cancelled(v)) {
+          stopped = true;
+          continue;
+        }
+        keep(todo_[j], v);
+        {
+          std::lock_guard<std::mutex> lock(throughput_mutex_);
+          throughput_.add_evaluation(v);
+        }
+        progress_->evaluated(job_label(todo_[j]) + ": " + std::string(outcome_name(v.outcome)));
+      }
+      if (stopped || left.size() == before) return;
+    }
+  }
+}
+
+std::vector<std::thread> RunPhases::start_evaluators() {
+  std::vector<std::thread> evaluators;
+  for (std::size_t d = 0; d < s_.devices.size(); ++d)
+    for (int k = 0; k <= s_.prestart; ++k) evaluators.emplace_back(&RunPhases::evaluate_on, this, d);
+  return evaluators;
+}
+
+void RunPhases::run() {
+  std::vector<std::thread> evaluators;
+  if (overlap_) evaluators = start_evaluators();
+  try {
+    run_builds();
+  } catch (...) {
+    queue_->close();  // the evaluators beside the builds finish what is ready, then return
+    for (auto& t : evaluators) t.join();
+    throw;
+  }
+  const auto phase_start = overlap_ ? run_start_ : std::chrono::steady_clock::now();
+  if (!overlap_) evaluators = start_evaluators();
+  for (auto& t : evaluators) t.join();
+  throughput_.eval_phase_seconds = seconds_since(phase_start);
+  progress_->finish();
+}
+
+// Summary: the run's row closed with how it ended, and what to do next.
+int finish_run(const RunOptions& o, const RunPhases& phases, RunRecordCloser& closer, const VerdictSpill& spill,
+               const VerdictWriter& writer, ResultStore& store, std::ostream& out) {
+  const nlohmann::json extra = {{"throughput", phases.throughput().to_json()}};
+  if (g_stop_reason == kStopStoreFailed) {
+    closer.close("failed", extra);
+    std::string files;
+    for (const auto& f : spill.files()) files += (files.empty() ? "" : ", ") + f;
+    out << fmt::format("kbv run: stopped: the results DB {} failed: {}\n", o.db_path, writer.db_error());
+    if (spill.count())
+      out << fmt::format("kbv run: {} finished verdict(s) the DB did not take are kept in {}; fix the cause (free disk space, "
+                         "end the process that holds the DB) and run the same command again: it imports them and "
+                         "resumes\n",
+                         spill.count(), files);
+    if (phases.lost())
+      out << fmt::format("kbv run: {} verdict(s) could be kept nowhere; each was printed on stderr as JSON\n", phases.lost());
+    return kExitStoreFailed;
+  }
+  if (g_stop_reason == kStopSignal) {
+    closer.close("interrupted", extra);
+    out << "kbv run: interrupted; verdicts so far are in " << o.db_path << "; run the same command again to resume\n";
+    return kExitInterrupted;
+  }
+  closer.close("finished", extra);
+  if (!o.quiet) {
+    if (!phases.empty()) out << "kbv run: where the time went\n" << phases.throughput().describe();
+    std::int64_t count = -1;
+    try {
+      count = store.verdict_count();
+    } catch (const StoreError&) {
+    }
+    out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", count, o.db_path, o.db_path);
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string spill_fallback_dir() { return default_cache_dir() + "/spill"; }
@@ -278,52 +825,10 @@ void check_run_options(RunOptions& o, std::ostream& out) {
 }
 
 int run_command(const RunOptions& options, const std::vector<std::string>& argv, std::ostream& out) {
-  RunOptions o = options;
-  check_run_options(o, out);
-  const std::string build_root =
-      fs::absolute(o.build_dir.empty() ? default_cache_dir() + "/builds" : o.build_dir).string();
-  if (!o.list) check_folder_writable("--build-dir", build_root);  // else every candidate would fail on it
-  const std::string worker = find_worker_executable();
-  RunScan scan = scan_run(o.problems_dir, o.runs_dir, o.filter);
-
-  std::vector<std::string> devices = o.devices.empty() ? detect_devices() : o.devices;
-  const bool cpu = devices.front() == "cpu";
-  const int prestart = o.prestart >= 0 ? o.prestart : (cpu ? 0 : kDefaultPrestart);
-  RunConditions conditions;
-  conditions.precision = o.precision;
-  conditions.size = o.size == "auto" ? (cpu ? "small" : "default") : o.size;
-  conditions.limits = {o.compile_timeout, o.run_timeout};
-  conditions.hidden_tests_dir = o.hidden_tests_dir;
-  conditions.torch_compile = o.torch_compile;
-  if (cpu && !o.quiet) out << "kbv run: no GPU found; running the CPU path (small sizes, CPU timing, no device memory)\n";
-  // Builds beside the evaluation must not reach its GPU: Landlock with device ioctls (ABI 5) seals
-  // the device files from a build's sandbox (docs/scale.md). On the CPU the timing needs the cores.
-  bool overlap_builds = o.overlap_builds.value_or(true);
-  const bool overlap_asked = o.overlap_builds.value_or(false);
-  if (overlap_builds && cpu) {
-    overlap_builds = false;
-    if (overlap_asked && !o.quiet)
-      out << "kbv run: note: --overlap-builds is off on the CPU: its timing needs the cores the builds would take\n";
-  } else if (overlap_builds && (isolation::landlock_abi() < 5 || landlock_off())) {
-    overlap_builds = false;
-    if (!o.quiet)
-      out << "kbv run: note: --overlap-builds is off (builds first): this kernel's Landlock (ABI " << isolation::landlock_abi()
-          << ", 5 needed) cannot keep a build's sandbox off the GPU being timed\n";
-  }
-  if (cpu && prestart > 0 && !o.quiet)
-    out << "kbv run: note: --prestart on the CPU: judges starting ahead share the cores with the CPU timing of the "
-           "evaluation before them\n";
-  conditions.device = probe_device(worker, devices.front());
-
-  if (o.list) {  // reads the DB if there is one; writes nothing
-    std::optional<ResultStore> stored;
-    if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
-    RunPlan plan = plan_run(scan, o.protocols, conditions, stored ? &*stored : nullptr);
-    print_scan_notes(scan, &plan, out);
-    print_hidden_tests_note(plan, o.hidden_tests_dir, out);
-    print_plan(plan, out);
-    return 0;
-  }
+  // Plan: options, devices and conditions; --list stops there.
+  const RunSetup s = setup_run(options, out);
+  const RunOptions& o = s.o;
+  if (o.list) return print_run_list(s, out);
 
   std::optional<DbRunLock> lock;
   try {
@@ -334,412 +839,21 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   }
   const int busy_ms = static_cast<int>(std::min<double>(kDefaultBusyTimeoutMs, o.store_wait * 1000));
   ResultStore store(o.db_path, ResultStore::Mode::read_write, busy_ms);
-  {
-    SpillImport imported = import_spills(store, o.db_path, spill_fallback_dir());
-    for (const auto& f : imported.files)
-      out << fmt::format("kbv run: imported verdicts kept from an earlier run's store failure: {}\n", f);
-    if (imported.imported || imported.unreadable_lines)
-      out << fmt::format("kbv run: {} verdict(s) imported into {}{}\n", imported.imported, o.db_path,
-                         imported.unreadable_lines
-                             ? fmt::format("; {} unreadable line(s) kept in <spill>.bad", imported.unreadable_lines)
-                             : "");
-  }
+  import_spilled_verdicts(store, o.db_path, out);
 
   StopSignals stop_signals;  // from here on a signal ends the run through the code below
-  RunRecord record;
-  record.argv = argv;
-  record.kbv_version = kVersion;
-  record.git_commit = kGitCommit;
-  record.device_fingerprint = device_fingerprint(conditions.device);
-  record.device_name = conditions.device.name;
-  record.protocol = o.protocols.size() == 1 ? o.protocols.front() : "several";
-  record.precision = o.precision;
-  record.options = {{"problems", o.problems_dir},
-                    {"runs", o.runs_dir},
-                    {"protocols", o.protocols},
-                    {"size", conditions.size},
-                    {"devices", devices},
-                    {"time_budget", o.time_budget},
-                    {"prestart", prestart},
-                    {"sandbox_per_protocol", o.sandbox_per_protocol},
-                    {"overlap_builds", overlap_builds},
-                    {"compile_timeout", o.compile_timeout},
-                    {"run_timeout", o.run_timeout},
-                    {"torch_compile", o.torch_compile}};
-  if (!o.hidden_tests_dir.empty()) record.options["hidden_tests"] = fs::absolute(o.hidden_tests_dir).string();
-  // Provenance of a shard's DB once merged (kbv merge): which part of the work this run was.
-  if (o.filter.shard) record.options["shard"] = o.filter.shard->text();
+  const RunRecord record = run_record(s, argv);
   const std::int64_t run_id = store.begin_run(record);
   RunRecordCloser closer(store, run_id);
+  std::vector<RunJob> todo = plan_todo(s, store, out);
 
-  RunPlan plan = plan_run(scan, o.protocols, conditions, &store);
-  print_scan_notes(scan, &plan, out);
-  if (!o.quiet) print_hidden_tests_note(plan, o.hidden_tests_dir, out);
-  std::vector<RunJob> todo;
-  for (auto& j : plan.jobs)
-    if (j.choice.evaluate) todo.push_back(std::move(j));
-  const std::size_t already = plan.jobs.size() - todo.size();
-  std::size_t again = 0;
-  for (const auto& j : todo) again += j.stored.has_value();
-  if (!o.quiet && o.filter.shard)
-    out << fmt::format("kbv run: shard {}: the candidates whose key hashes to it (docs/scale.md)\n", o.filter.shard->text());
-  if (!o.quiet)
-    out << fmt::format("kbv run: {} candidates x {} protocol(s): {} to evaluate{}, {} already in {}\n", scan.matched.size(),
-                       o.protocols.size(), todo.size(),
-                       again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
-                             : "",
-                       already, o.db_path);
-
+  // Builds and device turns, every verdict kept as it comes.
   VerdictSpill spill(o.db_path, spill_fallback_dir());
   VerdictWriter writer(store, spill, WriteRetry{o.store_wait}, &g_stop);
-  std::mutex lost_mutex;
-  std::size_t lost = 0;
+  RunPhases phases(s, argv, std::move(todo), record.device_fingerprint, writer, run_id, out);
+  phases.run();
 
-  auto make_run = [&](const RunJob& job, const std::string& dev) {
-    EvaluationRun run;
-    run.worker_path = worker;
-    run.argv = argv;
-    run.cancel = &g_stop;
-    run.device = conditions.device;
-    run.limits = {o.compile_timeout, o.run_timeout};
-    run.job.problem_path = fs::absolute(job.problem.path).string();
-    run.job.candidate_path = fs::absolute(job.candidate.path).string();
-    run.job.protocol = job.protocol;
-    run.job.precision = o.precision;
-    run.job.device = dev;
-    run.job.size = conditions.size;
-    run.job.build_root = build_root;
-    run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
-    run.job.timing.budget_seconds = o.time_budget;
-    run.job.timing.torch_compile = o.torch_compile;
-    run.job.hidden_tests_path = job.hidden_tests ? job.hidden_tests->path : "";
-    run.job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
-    return run;
-  };
-  // A worker that cannot even start is kbv's fault, not the job's: an internal_error verdict.
-  auto evaluate = [&](const EvaluationRun& run) {
-    try {
-      return run_evaluation(run);
-    } catch (const std::exception& e) {
-      return internal_error_verdict(e.what());
-    }
-  };
-  // Every finished verdict is kept: in the DB, else in the spill file (and the run stops), else
-  // as a line on stderr, the last place left.
-  auto keep = [&](const RunJob& job, Verdict v) {
-    complete_identity(v, job, conditions);
-    v.limits = conditions.limits;
-    try {
-      if (writer.put(sample_of(job), v, run_id) == VerdictWriter::Where::spill) request_stop(kStopStoreFailed);
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(lost_mutex);
-      ++lost;
-      std::cerr << "kbv run: neither the DB nor a spill file could take the verdict of " << job_label(job) << " (" << e.what()
-                << "); here it is:\n"
-                << verdict_to_json_text(v) << "\n";
-      request_stop(kStopStoreFailed);
-    }
-  };
-  // A verdict that ends as `crashed` or `internal_error` (a judge that ended without a verdict)
-  // after a stop was requested is the stop's doing (the worker was killed): not a verdict, the
-  // re-run evaluates it (as it would any internal_error).
-  auto cancelled = [](const Verdict& v) {
-    return g_stop && (v.outcome == Outcome::crashed || v.outcome == Outcome::internal_error);
-  };
-
-  // Phase 1: build each distinct candidate once, in parallel. A failed build is the verdict
-  // for every protocol of that candidate; the rest go on to evaluation with a warm cache.
-  // With --overlap-builds the evaluation starts at once and takes each candidate as its build
-  // ends; the builds then see no GPU (docs/scale.md, "Builds beside the evaluation").
-  std::map<std::string, std::vector<std::size_t>> by_source;  // candidate sha -> jobs
-  for (std::size_t i = 0; i < todo.size(); ++i) by_source[todo[i].candidate_sha].push_back(i);
-  // Sources this cache already holds for this device and kbv need no build-only worker.
-  BuiltIndex built_index(build_root, record.device_fingerprint);
-  std::vector<std::string> sources;
-  std::size_t cached_sources = 0;
-  for (const auto& [sha, jobs] : by_source) {
-    if (built_index.built_dir(sha)) ++cached_sources;
-    else sources.push_back(sha);
-  }
-  const bool overlap = overlap_builds && !sources.empty();
-  RunProgress progress(sources.size(), todo.size(), o.quiet);
-  RunThroughput throughput;
-  throughput.overlapped = overlap;
-  std::mutex throughput_mutex;
-  const auto run_start = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  // Overlapping, the builds leave cores to the evaluation (its judge, sandbox and twin) and yield
-  // to it besides (niced).
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int build_threads =
-      o.jobs > 0 ? o.jobs : overlap ? std::max(1, cores - 2 * static_cast<int>(devices.size())) : cores;
-
-  // Every job's evaluation, grouped by candidate (strict first: its memory figures then see a
-  // sandbox nothing else ran in); candidates still to build are held back until they are.
-  std::vector<std::size_t> eval_jobs(todo.size());
-  std::vector<std::string> candidate_of(todo.size());
-  for (std::size_t j = 0; j < todo.size(); ++j) {
-    eval_jobs[j] = j;
-    candidate_of[j] = todo[j].candidate_sha;
-  }
-  auto serve_rank = [&](std::size_t j) { return todo[j].protocol == "strict" ? 0 : todo[j].protocol == "verified" ? 1 : 2; };
-  // Groups keep the order of their candidates' first jobs; within one, this order.
-  std::stable_sort(eval_jobs.begin(), eval_jobs.end(), [&](std::size_t a, std::size_t b) { return serve_rank(a) < serve_rank(b); });
-  EvaluationQueue queue(eval_jobs, candidate_of, std::set<std::string>(sources.begin(), sources.end()));
-  std::vector<std::unique_ptr<DeviceTurns>> turns;
-  for (std::size_t d = 0; d < devices.size(); ++d) turns.push_back(std::make_unique<DeviceTurns>());
-  // Turns order the device's evaluations when judges start ahead, and keep a build that needs
-  // the GPU off it while it evaluates (overlapping).
-  const bool use_turns = prestart > 0 || overlap;
-
-  // One build-only worker per source. Overlapping on a GPU, it builds for the device's
-  // architecture without the device (device-free), in the background (idle class, niced). A
-  // candidate whose import may need the GPU (stage needs_device) waits for a second round: all
-  // of them at once, with the GPU, while kbv holds a turn of every device (never beside an
-  // evaluation, and one wait of the devices for them all).
-  auto build_source = [&](const std::string& sha, bool with_gpu) -> std::optional<Verdict> {
-    const auto& jobs = by_source.at(sha);  // read-only from the builder threads
-    EvaluationRun run = make_run(todo[jobs.front()], devices.front());
-    run.job.build_only = true;
-    double cpu_seconds = 0;
-    run.cpu_seconds = &cpu_seconds;
-    if (overlap && !with_gpu) {
-      run.nice = kOverlapBuildNice;
-      run.background = true;
-      run.job.build_cuda_arch = conditions.device.capability;
-    }
-    Verdict v = evaluate(run);
-    if (cancelled(v)) return std::nullopt;
-    std::lock_guard<std::mutex> lock(throughput_mutex);
-    // A source built twice (device-free, then with the GPU) counts once, its time twice.
-    throughput.add_build(v, cpu_seconds, /*new_source=*/!with_gpu);
-    return v;
-  };
-  std::mutex retry_mutex;
-  std::vector<std::string> needs_device;  // sources for the second round
-  // The verdict of a source's build: its candidate goes on to evaluation, or its build failure
-  // is every protocol's verdict.
-  auto settle_build = [&](const std::string& sha, const Verdict& v) {
-    const auto& jobs = by_source.at(sha);
-    bool built = v.outcome == Outcome::skipped && v.stage == "built";
-    if (built && v.build && !v.build->build_dir.empty()) built_index.mark_built(sha, v.build->build_dir);
-    if (built) {
-      queue.ready(sha);
-    } else {
-      for (std::size_t j : jobs) {
-        Verdict copy = v;
-        copy.protocol = todo[j].protocol;
-        copy.protocol_version = protocol_by_name(todo[j].protocol).version;
-        keep(todo[j], copy);
-        progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
-      }
-      queue.dropped(sha);
-    }
-    progress.built(todo[jobs.front()].candidate.path);
-  };
-  // `list` built by build_threads workers; with_gpu: the second round.
-  auto build_all = [&](const std::vector<std::string>& list, bool with_gpu) {
-    std::atomic<std::size_t> next_build{0};
-    std::vector<std::thread> builders;
-    for (int t = 0; t < build_threads; ++t) {
-      builders.emplace_back([&] {
-        for (std::size_t s; !g_stop && (s = next_build++) < list.size();) {
-          std::optional<Verdict> v = build_source(list[s], with_gpu);
-          if (!v) return;  // stopped
-          if (!with_gpu && v->outcome == Outcome::skipped && v->stage == "needs_device") {
-            std::lock_guard<std::mutex> lock(retry_mutex);
-            needs_device.push_back(list[s]);
-            continue;
-          }
-          settle_build(list[s], *v);
-        }
-      });
-    }
-    for (auto& t : builders) t.join();
-  };
-  auto run_builds = [&] {
-    // With cores to spare the header is precompiled beside the first builds, not before them
-    // (it keeps 3 cores for ~50 s): a build that starts first parses the header itself (its
-    // flags are the same either way, and the PCH appears by a rename), and the other cores build
-    // meanwhile. With few, the builds wait for it: each then saves ~17 s of CPU.
-    std::ostringstream pch_note;  // printed once it is done: the progress line owns `out` meanwhile
-    std::jthread pch;             // joined on every way out, a throw included
-    auto finish_pch = [&] {
-      if (!pch.joinable()) return;
-      pch.join();
-      out << pch_note.str() << std::flush;
-    };
-    if (!sources.empty() && !g_stop &&
-        (o.torch_pch == "on" ||
-         (o.torch_pch == "auto" && !cpu && builds_extensions(sources, by_source, todo) >= kTorchPchMinSources))) {
-      pch = std::jthread([&] { prepare_torch_pch(worker, build_root, o.quiet, overlap ? kOverlapBuildNice : 0, pch_note); });
-      if (build_threads < kPchBesideBuildsMinJobs) finish_pch();
-    }
-    build_all(sources, false);
-    finish_pch();
-    if (!needs_device.empty() && !g_stop) {
-      if (!o.quiet)
-        out << fmt::format("kbv run: {} candidate(s) whose import may need the GPU: building them with it, the devices "
-                           "waiting\n",
-                           needs_device.size())
-            << std::flush;
-      // One thread takes every device's turn, in device order (evaluators take one turn each,
-      // so this cannot deadlock); the turns end when the round does.
-      std::vector<DeviceTurns::Turn> held;
-      bool have_turns = true;
-      try {
-        for (auto& t : turns) held.push_back(t->take());
-      } catch (const std::exception& e) {
-        have_turns = false;
-        for (const auto& sha : needs_device)
-          settle_build(sha, internal_error_verdict(std::string("kbv could not take a turn of the devices for a build: ") + e.what()));
-      }
-      bool open = have_turns;
-      for (const auto& turn : held) open = open && wait_for_gate(turn, g_stop);
-      if (open) build_all(needs_device, true);
-    }
-    queue.close();  // a stop leaves candidates unbuilt: they are not evaluated
-    const bool stopped = g_stop.load();
-    throughput.build_jobs = build_threads;
-    throughput.builds_cached = cached_sources;
-    throughput.build_phase_seconds = seconds_since(run_start);
-    if (!o.quiet && !by_source.empty()) {
-      if (stopped)
-        out << fmt::format("kbv run: build phase stopped after {} of {} candidate sources ({:.1f} s wall)\n", throughput.builds,
-                           sources.size(), throughput.build_phase_seconds);
-      else
-        out << fmt::format("kbv run: build phase done: {} candidate sources built in {:.1f} s wall, {} at a time ({:.1f} s of "
-                           "worker time); {} already in the build cache{}\n",
-                           throughput.builds, throughput.build_phase_seconds, build_threads, throughput.build_worker_seconds,
-                           cached_sources, overlap ? "; the evaluation ran beside it" : "");
-      out << std::flush;
-    }
-  };
-
-  // Phase 2: evaluate, one judge at a time per device, each serving all protocols of one
-  // candidate with one sandbox. A judge that stops early leaves the rest to the next judge on
-  // the same device. With --prestart N, N more judges per device start ahead and wait for their
-  // turn.
-  auto evaluate_on = [&](std::size_t d) {
-    std::optional<std::vector<std::size_t>> group;
-    while (!g_stop && (group = queue.next_group(&g_stop))) {
-      for (std::vector<std::size_t> left = *group; !left.empty() && !g_stop;) {
-        // One judge: the protocols of the first job's evaluation (its problem, its file; one
-        // source may be the candidate of several problems or samples), each once.
-        std::vector<std::size_t> batch;
-        for (std::size_t j : left)
-          if (same_evaluation(todo[j], todo[left.front()]) &&
-              std::none_of(batch.begin(), batch.end(), [&](std::size_t b) { return todo[b].protocol == todo[j].protocol; }))
-            batch.push_back(j);
-        if (o.sandbox_per_protocol) batch.resize(1);
-        EvaluationRun run = make_run(todo[batch.front()], devices[d]);
-        if (batch.size() > 1)
-          for (std::size_t j : batch) run.job.protocols.push_back(todo[j].protocol);
-        std::optional<DeviceTurns::Turn> turn;
-        std::vector<Verdict> verdicts;
-        try {  // as evaluate(), with taking a turn (a pipe) among what may fail
-          if (use_turns) {
-            turn.emplace(turns[d]->take());
-            run.on_released = [&turn] { turn->end(); };
-            if (prestart > 0) {
-              run.device_gate_fd = turn->gate_fd();
-              run.turns_ahead = prestart;
-              run.gate_opened_at = [&turn] { return turn->opened_at(); };
-            } else if (!wait_for_gate(*turn, g_stop)) {
-              return;  // stopped while a build had the device
-            }
-          }
-          verdicts = run_evaluations(run);
-        } catch (const std::exception& e) {
-          verdicts = {internal_error_verdict(e.what())};
-          verdicts.front().protocol = todo[left.front()].protocol;
-        }
-        if (turn) turn->end();  // the judge has exited (or said the device was free): the next one may have it
-        bool stopped = false;
-        const std::size_t before = left.size();
-        // A judge always settles the protocol it was in; should one name none asked, the
-        // first is settled by that failure, so the loop always moves on.
-        if (std::none_of(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
-              return std::any_of(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
-            })) {
-          verdicts = {internal_error_verdict("kbv-judge sent no verdict for the protocols it was asked for")};
-          verdicts.front().protocol = todo[batch.front()].protocol;
-        }
-        for (auto& v : verdicts) {
-          auto it = std::find_if(batch.begin(), batch.end(), [&](std::size_t j) { return todo[j].protocol == v.protocol; });
-          if (it == batch.end()) continue;
-          const std::size_t j = *it;
-          batch.erase(it);
-          left.erase(std::find(left.begin(), left.end(), j));
-          if (cancelled(v)) {
-            stopped = true;
-            continue;
-          }
-          keep(todo[j], v);
-          {
-            std::lock_guard<std::mutex> lock(throughput_mutex);
-            throughput.add_evaluation(v);
-          }
-          progress.evaluated(job_label(todo[j]) + ": " + std::string(outcome_name(v.outcome)));
-        }
-        if (stopped || left.size() == before) return;
-      }
-    }
-  };
-  auto start_evaluators = [&] {
-    std::vector<std::thread> evaluators;
-    for (std::size_t d = 0; d < devices.size(); ++d)
-      for (int k = 0; k <= prestart; ++k) evaluators.emplace_back(evaluate_on, d);
-    return evaluators;
-  };
-
-  std::vector<std::thread> evaluators;
-  if (overlap) evaluators = start_evaluators();
-  try {
-    run_builds();
-  } catch (...) {
-    queue.close();  // the evaluators beside the builds finish what is ready, then return
-    for (auto& t : evaluators) t.join();
-    throw;
-  }
-  const auto phase_start = overlap ? run_start : std::chrono::steady_clock::now();
-  if (!overlap) evaluators = start_evaluators();
-  for (auto& t : evaluators) t.join();
-  throughput.eval_phase_seconds = seconds_since(phase_start);
-  progress.finish();
-
-  const nlohmann::json extra = {{"throughput", throughput.to_json()}};
-  if (g_stop_reason == kStopStoreFailed) {
-    closer.close("failed", extra);
-    std::string files;
-    for (const auto& f : spill.files()) files += (files.empty() ? "" : ", ") + f;
-    out << fmt::format("kbv run: stopped: the results DB {} failed: {}\n", o.db_path, writer.db_error());
-    if (spill.count())
-      out << fmt::format("kbv run: {} finished verdict(s) the DB did not take are kept in {}; fix the cause (free disk space, "
-                         "end the process that holds the DB) and run the same command again: it imports them and "
-                         "resumes\n",
-                         spill.count(), files);
-    if (lost) out << fmt::format("kbv run: {} verdict(s) could be kept nowhere; each was printed on stderr as JSON\n", lost);
-    return kExitStoreFailed;
-  }
-  if (g_stop_reason == kStopSignal) {
-    closer.close("interrupted", extra);
-    out << "kbv run: interrupted; verdicts so far are in " << o.db_path << "; run the same command again to resume\n";
-    return kExitInterrupted;
-  }
-  closer.close("finished", extra);
-  if (!o.quiet) {
-    if (!todo.empty()) out << "kbv run: where the time went\n" << throughput.describe();
-    std::int64_t count = -1;
-    try {
-      count = store.verdict_count();
-    } catch (const StoreError&) {
-    }
-    out << fmt::format("kbv run: done; {} verdicts in {} (kbv report --db {})\n", count, o.db_path, o.db_path);
-  }
-  return 0;
+  return finish_run(o, phases, closer, spill, writer, store, out);
 }
 
 }  // namespace kbv

@@ -43,6 +43,7 @@ def kbv_binary():
 
 def test_correct_candidate_file_on_cpu_with_timing():
     v = kbv.evaluate(RELU, CANDIDATES / "relu_cpp_ext.py", time_budget=1, **CPU)
+    assert v.api_seconds is not None and v.api_seconds >= v.wall_seconds > 0
     assert v.outcome == kbv.Outcome.CORRECT, v.summary()
     assert v.correct and v.reason == ""
     assert v.schema == kbv.SCHEMA and v.protocol == "strict"
@@ -72,7 +73,7 @@ def test_incorrect_candidate_is_a_verdict_not_an_exception():
 def test_hidden_test_file_as_source_text():
     hidden = ROOT / "tests/integration/fixtures/hidden"
     v = kbv.evaluate(hidden / "problems/level1/1_Double.py", hidden / "small_values_only.py", timing=False,
-                     hidden_test=(hidden / "hidden_tests/level1/1_hidden.py").read_text(), device="cpu",
+                     hidden_test=kbv.Text((hidden / "hidden_tests/level1/1_hidden.py").read_text()), device="cpu",
                      protocol="verified")  # strict's own outliers would fail it too
     assert v.outcome == kbv.Outcome.INCORRECT, v.summary()
     assert [d.name for d in v.correctness.failed] == ["hidden_2"]
@@ -80,7 +81,7 @@ def test_hidden_test_file_as_source_text():
 
 
 def test_candidate_and_problem_as_source_strings():
-    v = kbv.evaluate(RELU.read_text(), RELU_TORCH_SOURCE, timing=False, **CPU)
+    v = kbv.evaluate(kbv.Text(RELU.read_text()), kbv.Text(RELU_TORCH_SOURCE), timing=False, **CPU)
     assert v.outcome == kbv.Outcome.CORRECT, v.summary()
     assert not v.custom_kernel
     assert "no_custom_kernel" in [f.name for f in v.flags] and v.integrity_flags == []
@@ -92,7 +93,7 @@ def test_candidate_and_problem_as_source_strings():
 def test_evaluate_many_keeps_order_and_isolates_a_crash():
     pairs = [(RELU, CANDIDATES / "relu_wrong_cpu.py"),
              (RELU, CANDIDATES / "relu_crash_segfault.py"),
-             (RELU, RELU_TORCH_SOURCE),
+             (RELU, kbv.Text(RELU_TORCH_SOURCE)),
              (RELU, CANDIDATES / "does_not_exist.py")]
     verdicts = kbv.evaluate_many(pairs, jobs=2, timing=False, **CPU)
     assert [v.outcome for v in verdicts] == ["incorrect", "crashed", "correct", "internal_error"]
@@ -100,6 +101,7 @@ def test_evaluate_many_keeps_order_and_isolates_a_crash():
     # a usage error is the caller's, not the candidate's: a placeholder that carries the error
     assert isinstance(verdicts[3].error, kbv.KbvUsageError)
     assert all(v.error is None for v in verdicts[:3])
+    assert all(v.api_seconds is not None and v.api_seconds > 0 for v in verdicts)
 
 
 def test_usage_error_raises_with_kbv_output():
@@ -175,16 +177,23 @@ def test_verdict_parsing_keeps_unknown_fields_and_tolerates_missing_parts():
         kbv.Verdict.from_dict({"schema": "kbv.verdict/1"})
 
 
-def test_grpo_reward_example_on_cpu(capsys):
+def test_grpo_reward_example_on_cpu(capsys, tmp_path):
     spec = importlib.util.spec_from_file_location("grpo_reward", ROOT / "examples/python/grpo_reward.py")
     grpo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(grpo)
-    completion = "Here is a faster kernel:\n```python\n" + RELU_TORCH_SOURCE + "```\n"
-    group = [completion, str(CANDIDATES / "relu_wrong_cpu.py")]
+    reply = tmp_path / "reply.md"
+    reply.write_text("Here is a faster kernel:\n```python\n" + RELU_TORCH_SOURCE + "```\n")
+    refusal = tmp_path / "refusal.txt"
+    refusal.write_text("I cannot help with that.")
+    group = [str(reply), str(CANDIDATES / "relu_wrong_cpu.py"), str(refusal)]
     assert grpo.main([str(RELU), *group, "--device", "cpu", "--no-timing", "--jobs", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[:4] for line in lines] == [["completion", "0", "reward", "0.300"],
-                                                    ["relu_wrong_cpu.py", "reward", "0.000", "advantage"]]
+    assert lines[0].split()[:5] == ["completion", "reward", "adv", "api", "s"]
+    rows = [line.split() for line in lines[1:4]]
+    assert [row[:2] for row in rows] == [["reply.md", "0.300"], ["relu_wrong_cpu.py", "0.000"],
+                                         ["refusal.txt", "0.000"]]
+    assert all(float(row[3]) > 0 and float(row[4]) > 0 for row in rows)  # api and kbv seconds
+    assert "compile_error" in lines[3] and lines[4].startswith("3 completions in ")
     assert grpo.advantages([0.3, 0.0, None]) == [pytest.approx(1, rel=1e-4), pytest.approx(-1, rel=1e-4), None]
     assert grpo.reward(kbv.Verdict.from_dict({"outcome": "internal_error"})) is None
     flagged = kbv.Verdict.from_dict({"outcome": "correct", "flags": [{"name": "input_mutated"}]})

@@ -31,6 +31,7 @@
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
 #include "orchestrate/option_checks.hpp"
+#include "orchestrate/run_outcomes.hpp"
 #include "orchestrate/run_plan.hpp"
 #include "orchestrate/run_progress.hpp"
 #include "orchestrate/run_throughput.hpp"
@@ -121,9 +122,18 @@ DeviceInfo probe_device(const std::string& worker, const std::string& device) {
     if (m.is_object() && m.value("event", "") == "device") info = device_from_json(m["device"]);
     return std::optional<Clock::time_point>{};
   });
-  if (!info)
-    throw UsageError("cannot use device '" + device + "': kbv-worker --probe " + result.describe() + ": " +
-                     result.output_tail.substr(0, 500));
+  if (!info) {
+    // A short output is all in the head (the tail keeps what follows it).
+    std::string said = result.output_head + result.output_tail;
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (said.size() > 600) said = "..." + said.substr(said.size() - 600);
+    throw UsageError(fmt::format("cannot use device '{}': the judge could not open it ({}): {}{}", device, result.describe(),
+                                 said,
+                                 device.rfind("cuda", 0) == 0 && detect_devices().front() == "cpu"
+                                     ? "\nkbv run: this machine shows no GPU: run with --device cpu (or auto), where "
+                                       "CUDA candidates are recorded as skipped, or on a machine with a GPU"
+                                     : ""));
+  }
   return *info;
 }
 
@@ -316,6 +326,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   conditions.device = probe_device(worker, devices.front());
 
   if (o.list) {  // reads the DB if there is one; writes nothing
+    refuse_if_not_sqlite(o.db_path);
     std::optional<ResultStore> stored;
     if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
     RunPlan plan = plan_run(scan, o.protocols, conditions, stored ? &*stored : nullptr);
@@ -325,6 +336,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     return 0;
   }
 
+  refuse_if_not_sqlite(o.db_path);  // before the lock: a refused DB leaves no <db>.lock beside it
   std::optional<DbRunLock> lock;
   try {
     lock.emplace(o.db_path);
@@ -389,11 +401,13 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                        again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
                              : "",
                        already, o.db_path);
+  out << describe_will_skip(plan);  // even with --quiet: it is what the run's verdicts will say
 
   VerdictSpill spill(o.db_path, spill_fallback_dir());
   VerdictWriter writer(store, spill, WriteRetry{o.store_wait}, &g_stop);
   std::mutex lost_mutex;
   std::size_t lost = 0;
+  RunOutcomes outcomes;  // what this run judged, said at its end
 
   auto make_run = [&](const RunJob& job, const std::string& dev) {
     EvaluationRun run;
@@ -429,6 +443,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   auto keep = [&](const RunJob& job, Verdict v) {
     complete_identity(v, job, conditions);
     v.limits = conditions.limits;
+    outcomes.add(v);
     try {
       if (writer.put(sample_of(job), v, run_id) == VerdictWriter::Where::spill) request_stop(kStopStoreFailed);
     } catch (const std::exception& e) {
@@ -730,6 +745,13 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
     return kExitInterrupted;
   }
   closer.close("finished", extra);
+  // Said even with --quiet: a run that judged little or nothing must not read as success.
+  outcomes.describe(out);
+  if (outcomes.all_internal_errors()) {
+    out << fmt::format("kbv run: failed: every evaluation of this run was an internal_error (see above); fix the cause "
+                       "and run the same command again\n");
+    return kExitAllInternalErrors;
+  }
   if (!o.quiet) {
     if (!todo.empty()) out << "kbv run: where the time went\n" << throughput.describe();
     std::int64_t count = -1;

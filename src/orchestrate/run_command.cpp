@@ -387,6 +387,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   RunPlan plan = plan_run(scan, o.protocols, conditions, &store);
   print_scan_notes(scan, &plan, out);
   if (!o.quiet) print_hidden_tests_note(plan, o.hidden_tests_dir, out);
+  const std::string will_skip_note = describe_will_skip(plan);  // before the jobs move out of the plan
   std::vector<RunJob> todo;
   for (auto& j : plan.jobs)
     if (j.choice.evaluate) todo.push_back(std::move(j));
@@ -401,7 +402,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
                        again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
                              : "",
                        already, o.db_path);
-  out << describe_will_skip(plan);  // even with --quiet: it is what the run's verdicts will say
+  out << will_skip_note;  // even with --quiet: it is what the run's verdicts will say
 
   VerdictSpill spill(o.db_path, spill_fallback_dir());
   VerdictWriter writer(store, spill, WriteRetry{o.store_wait}, &g_stop);

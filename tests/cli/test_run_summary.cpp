@@ -65,6 +65,9 @@ TEST(RunSummary, ListSaysWhichJobsWillBeSkippedAndWhy) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "will be skipped: CUDA candidates need a GPU")) << r.output;
   EXPECT_TRUE(has(r.output, "1 of 2 job(s) to evaluate will be skipped")) << r.output;
+  // The run itself says so before it starts, even with --quiet.
+  auto run = s.kbv(s.run_args({"--quiet"}));
+  EXPECT_TRUE(has(run.output, "1 of 2 job(s) to evaluate will be skipped")) << run.output;
 }
 
 TEST(RunRefuses, CandidateFilesNamingOneSampleAreBothNamed) {

@@ -22,7 +22,10 @@ fi
 
 "$KBV" run --problems problems --runs runs --protocol standard,verified,strict --db "$OUT/kbv.db" "$@"
 "$KBV" report --db "$OUT/kbv.db" --md "$OUT/report.md" --html "$OUT/report.html" --csv "$OUT/verdicts.csv"
-"$KBV" export --db "$OUT/kbv.db" --out "$OUT/eval_results"
+# KernelBench's eval_results.json holds one level: the demo runs hold three, one folder each.
+for level in 1 2 3; do
+  "$KBV" export --db "$OUT/kbv.db" --out "$OUT/eval_results/level$level" --level "$level"
+done
 cat "$OUT/report.md"
 echo
-echo "demo: leaderboard in $OUT/report.md and $OUT/report.html; KernelBench-style eval_results.json in $OUT/eval_results/"
+echo "demo: leaderboard in $OUT/report.md and $OUT/report.html; KernelBench-style eval_results.json in $OUT/eval_results/level<L>/<run>/"

@@ -275,12 +275,14 @@ int main(int argc, char** argv) {
   r->add_flag("--quiet", report.quiet, "No Markdown on stdout");
 
   kbv::ExportCommand exp;
-  auto* x = app.add_subcommand("export", "Write KernelBench's eval_results.json (and KernelBench-Verified's eval_results_hidden.json) at DIR/<run>/");
+  auto* x = app.add_subcommand("export", "Write KernelBench's eval_results.json (and KernelBench-Verified's eval_results_hidden.json) at DIR/<run>/, one level per file (docs/report.md)");
   x->add_option("--db", exp.db, "Results DB written by `kbv run`")->required();
   x->add_option("--out", exp.out, "Output folder")->required();
   x->add_option("--protocol", exp.protocol, "Protocol of eval_results.json (default: the strictest in the DB; standard for kernelbench-verified)");
   x->add_option("--format", exp.format, "kernelbench | kernelbench-verified (flat {pid}_{sid} keys, peak_memory, eval_results_hidden.json)")
       ->capture_default_str();
+  x->add_option("--level", exp.level, "Only this level: KernelBench's file holds one, so a run of several levels is exported one at a time");
+  x->add_flag("--force", exp.force, "Replace eval_results.json files kbv did not write (KernelBench's own); refused without it");
 
   kbv::scan::CheckCommand check;
   auto* c = app.add_subcommand("check", "Static scan of candidates for known hacks, without importing them (docs/static-scan.md)");

@@ -146,6 +146,7 @@ void to_json(nlohmann::json& j, const DistributionResult& d) {
                      {"reason", d.reason},   {"max_abs_err", d.max_abs_err}, {"max_rel_err", d.max_rel_err},
                      {"mismatched", d.mismatched}, {"numel", d.numel}, {"trivial_pass", d.trivial_pass}};
   put_optional(j, "numerics", d.numerics);
+  put_optional(j, "mean_abs_err", d.mean_abs_err);
 }
 
 void from_json(const nlohmann::json& j, DistributionResult& d) {
@@ -159,6 +160,7 @@ void from_json(const nlohmann::json& j, DistributionResult& d) {
   get_field(j, "numel", d.numel);
   get_field(j, "trivial_pass", d.trivial_pass);
   get_optional(j, "numerics", d.numerics);
+  get_optional(j, "mean_abs_err", d.mean_abs_err);
 }
 
 nlohmann::json device_to_json(const DeviceInfo& d) { return d; }

@@ -104,6 +104,9 @@ struct DistributionResult {
   // distribution discriminates. Every distribution trivial = a degenerate problem.
   std::string trivial_pass;
   std::optional<NumericsCheck> numerics;  // present where the tolerance check failed
+  // mean |c - r| over the compared elements (KernelBench's avg_difference); absent where the
+  // judge did not measure it.
+  std::optional<double> mean_abs_err;
 };
 
 struct CorrectnessResult {

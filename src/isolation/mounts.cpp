@@ -87,15 +87,23 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
   MountPlan plan;
   plan.writable = spec.writable;
   plan.tmp_options = "size=" + std::to_string(spec.limits.tmp_bytes) + ",mode=1777";
-  for (const auto& w : spec.writable)
-    if (under(w, "/tmp")) plan.under_tmp.push_back(w);
-  // What it must read under /tmp (a candidate kept there) comes back too, read-only as all but
-  // the writable folders; /tmp itself never does.
-  for (const auto& r : spec.must_read) {
-    const std::string path = fs::path(r).lexically_normal().string();
-    if (under(path, "/tmp") && std::find(plan.under_tmp.begin(), plan.under_tmp.end(), path) == plan.under_tmp.end())
-      plan.under_tmp.push_back(path);
-  }
+  // What it must read under /tmp comes back too, read-only as all but the writable folders: a
+  // candidate kept there, and kbv's own files, the sandbox's program first among them (a checkout
+  // or install under /tmp, as containers and CI runners make). /tmp itself never does. A path
+  // reached through a symlink comes back both as named (its folders made real in the private
+  // /tmp) and as resolved (a link from elsewhere into /tmp, e.g. ~/kbv -> /tmp/kbv).
+  auto bring_back = [&](const std::string& p) {
+    if (p.empty() || p[0] != '/') return;
+    std::error_code ec;
+    const std::string named = fs::path(p).lexically_normal().string();
+    const std::string resolved = fs::weakly_canonical(p, ec).string();
+    for (const std::string& path : {named, ec ? named : resolved})
+      if (under(path, "/tmp") && std::find(plan.under_tmp.begin(), plan.under_tmp.end(), path) == plan.under_tmp.end())
+        plan.under_tmp.push_back(path);
+  };
+  for (const auto& w : spec.writable) bring_back(w);
+  bring_back(spec.program);
+  for (const auto& r : spec.must_read) bring_back(r);
   // Outer folders first, so a folder bound later inside one stays on top of it.
   std::stable_sort(plan.under_tmp.begin(), plan.under_tmp.end(),
                    [](const std::string& a, const std::string& b) { return a.size() < b.size(); });

@@ -22,7 +22,9 @@ struct MountPlan {
   };
   std::vector<Shadow> shadows;
   std::vector<std::string> writable;    // from the spec
-  std::vector<std::string> under_tmp;   // writable folders and must-read paths under /tmp, bound back in
+  // writable folders, the program and must-read paths under /tmp (as named and as resolved
+  // through symlinks), bound back in
+  std::vector<std::string> under_tmp;
   std::string tmp_options;              // for the private /tmp
 };
 

@@ -14,6 +14,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
+#include "core/cuda_source.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/compiler_error.hpp"
 #include "judge/judgement.hpp"
@@ -87,8 +88,7 @@ std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
 // into a skip (left out of every figure) by raising kbv's own exception itself, as it can reach
 // it through the hooked load_inline.
 Ending needs_cuda_ending(const std::string& message, bool cpu_device, const std::string& candidate_path) {
-  static const std::regex cuda_source(R"(cuda_sources|__global__|with_cuda|\.cuh?['"])");
-  if (cpu_device && std::regex_search(read_text(candidate_path), cuda_source))
+  if (cpu_device && source_needs_cuda(read_text(candidate_path)))
     return Ending{Outcome::skipped, "candidate needs CUDA (" + message + "); run it with --device cuda"};
   return Ending{Outcome::runtime_error, "the candidate's build stopped: " + message};
 }

@@ -31,6 +31,7 @@
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
 #include "orchestrate/option_checks.hpp"
+#include "orchestrate/run_outcomes.hpp"
 #include "orchestrate/run_plan.hpp"
 #include "orchestrate/run_progress.hpp"
 #include "orchestrate/run_throughput.hpp"
@@ -121,9 +122,18 @@ DeviceInfo probe_device(const std::string& worker, const std::string& device) {
     if (m.is_object() && m.value("event", "") == "device") info = device_from_json(m["device"]);
     return std::optional<Clock::time_point>{};
   });
-  if (!info)
-    throw UsageError("cannot use device '" + device + "': kbv-worker --probe " + result.describe() + ": " +
-                     result.output_tail.substr(0, 500));
+  if (!info) {
+    // A short output is all in the head (the tail keeps what follows it).
+    std::string said = result.output_head + result.output_tail;
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (said.size() > 600) said = "..." + said.substr(said.size() - 600);
+    throw UsageError(fmt::format("cannot use device '{}': the judge could not open it ({}): {}{}", device, result.describe(),
+                                 said,
+                                 device.rfind("cuda", 0) == 0 && detect_devices().front() == "cpu"
+                                     ? "\nkbv run: this machine shows no GPU: run with --device cpu (or auto), where "
+                                       "CUDA candidates are recorded as skipped, or on a machine with a GPU"
+                                     : ""));
+  }
   return *info;
 }
 
@@ -308,6 +318,7 @@ RunSetup setup_run(const RunOptions& options, std::ostream& out) {
 // --list: reads the DB if there is one; writes nothing.
 int print_run_list(const RunSetup& s, std::ostream& out) {
   const RunOptions& o = s.o;
+  refuse_if_not_sqlite(o.db_path);
   std::optional<ResultStore> stored;
   if (fs::exists(o.db_path)) stored.emplace(o.db_path, ResultStore::Mode::read_only);
   RunPlan plan = plan_run(s.scan, o.protocols, s.conditions, stored ? &*stored : nullptr);
@@ -364,6 +375,7 @@ std::vector<RunJob> plan_todo(const RunSetup& s, ResultStore& store, std::ostrea
   RunPlan plan = plan_run(s.scan, o.protocols, s.conditions, &store);
   print_scan_notes(s.scan, &plan, out);
   if (!o.quiet) print_hidden_tests_note(plan, o.hidden_tests_dir, out);
+  const std::string will_skip_note = describe_will_skip(plan);  // before the jobs move out of the plan
   std::vector<RunJob> todo;
   for (auto& j : plan.jobs)
     if (j.choice.evaluate) todo.push_back(std::move(j));
@@ -378,6 +390,7 @@ std::vector<RunJob> plan_todo(const RunSetup& s, ResultStore& store, std::ostrea
                        again ? fmt::format(" ({} again: stored, but not the candidate's result; --list says why)", again)
                              : "",
                        already, o.db_path);
+  out << will_skip_note;  // even with --quiet: it is what the run's verdicts will say
   return todo;
 }
 
@@ -408,6 +421,7 @@ class RunPhases {
   bool empty() const { return todo_.empty(); }
   std::size_t lost() const { return lost_; }
   const RunThroughput& throughput() const { return throughput_; }
+  const RunOutcomes& outcomes() const { return outcomes_; }
 
  private:
   EvaluationRun make_run(const RunJob& job, const std::string& dev) const;
@@ -431,6 +445,7 @@ class RunPhases {
   std::ostream& out_;
   std::mutex lost_mutex_;
   std::size_t lost_ = 0;
+  RunOutcomes outcomes_;  // what this run judged, said at its end
 
   std::map<std::string, std::vector<std::size_t>> by_source_;  // candidate sha -> jobs
   BuiltIndex built_index_;
@@ -524,6 +539,7 @@ EvaluationRun RunPhases::make_run(const RunJob& job, const std::string& dev) con
 void RunPhases::keep(const RunJob& job, Verdict v) {
   complete_identity(v, job, s_.conditions);
   v.limits = s_.conditions.limits;
+  outcomes_.add(v);  // thread-safe
   try {
     if (writer_.put(sample_of(job), v, run_id_) == VerdictWriter::Where::spill) request_stop(kStopStoreFailed);
   } catch (const std::exception& e) {
@@ -781,6 +797,13 @@ int finish_run(const RunOptions& o, const RunPhases& phases, RunRecordCloser& cl
     return kExitInterrupted;
   }
   closer.close("finished", extra);
+  // Said even with --quiet: a run that judged little or nothing must not read as success.
+  phases.outcomes().describe(out);
+  if (phases.outcomes().all_internal_errors()) {
+    out << fmt::format("kbv run: failed: every evaluation of this run was an internal_error (see above); fix the cause "
+                       "and run the same command again\n");
+    return kExitAllInternalErrors;
+  }
   if (!o.quiet) {
     if (!phases.empty()) out << "kbv run: where the time went\n" << phases.throughput().describe();
     std::int64_t count = -1;
@@ -830,6 +853,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& argv,
   const RunOptions& o = s.o;
   if (o.list) return print_run_list(s, out);
 
+  refuse_if_not_sqlite(o.db_path);  // before the lock: a refused DB leaves no <db>.lock beside it
   std::optional<DbRunLock> lock;
   try {
     lock.emplace(o.db_path);

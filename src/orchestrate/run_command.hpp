@@ -16,6 +16,9 @@
 namespace kbv {
 
 // Exit codes of run_command besides 0 (done) and the CLI's 1 (error) and 2 (usage).
+// Every evaluation of the run was an internal_error: kbv judged nothing (verdicts are stored and
+// the next run evaluates them again).
+inline constexpr int kExitAllInternalErrors = 1;
 inline constexpr int kExitStoreFailed = 74;  // the DB failed mid-run; finished verdicts are in the spill file (EX_IOERR)
 inline constexpr int kExitDbBusy = 75;       // another kbv run holds the DB; nothing done (EX_TEMPFAIL)
 inline constexpr int kExitInterrupted = 130; // Ctrl-C or SIGTERM; verdicts so far are stored
@@ -65,7 +68,7 @@ std::string spill_fallback_dir();
 // unusable --build-dir), before any work. Merges a protocol given twice, with a note on `out`.
 void check_run_options(RunOptions& options, std::ostream& out);
 
-// Returns the process exit code (0, kExitStoreFailed, kExitDbBusy, kExitInterrupted); usage
+// Returns the process exit code (0, kExitAllInternalErrors, kExitStoreFailed, kExitDbBusy, kExitInterrupted); usage
 // errors are thrown as UsageError.
 int run_command(const RunOptions& options, const std::vector<std::string>& argv, std::ostream& out);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda_source.hpp"
 #include "core/protocol.hpp"
 #include "core/sha256.hpp"
 
@@ -13,6 +14,19 @@ namespace kbv {
 
 std::size_t RunPlan::to_evaluate() const {
   return static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const RunJob& j) { return j.choice.evaluate; }));
+}
+
+std::size_t RunPlan::will_skip() const {
+  return static_cast<std::size_t>(
+      std::count_if(jobs.begin(), jobs.end(), [](const RunJob& j) { return j.choice.evaluate && !j.will_skip.empty(); }));
+}
+
+std::string describe_will_skip(const RunPlan& plan) {
+  const std::size_t n = plan.will_skip();
+  if (n == 0) return "";
+  return fmt::format("kbv run: {} of {} job(s) to evaluate will be skipped: CUDA candidates need a GPU (this machine has "
+                     "none; run on one with a GPU, or --device cuda)\n",
+                     n, plan.to_evaluate());
 }
 
 SampleRef sample_of(const RunJob& job) {
@@ -47,7 +61,7 @@ RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols,
                  ResultStore* store) {
   RunPlan plan;
   for (const auto& [candidate, problem] : scan.matched) {
-    RunJob base{candidate, problem, "", "", "", std::nullopt, std::nullopt, {}};
+    RunJob base{candidate, problem, "", "", "", std::nullopt, std::nullopt, {}, ""};
     try {
       base.candidate_sha = sha256_file(candidate.path);
       base.problem_sha = sha256_file(problem.path);
@@ -63,6 +77,7 @@ RunPlan plan_run(const RunScan& scan, const std::vector<std::string>& protocols,
         continue;
       }
     }
+    if (conditions.device.kind == "cpu" && file_needs_cuda(candidate.path)) base.will_skip = "CUDA candidates need a GPU";
     for (const auto& protocol : protocols) {
       RunJob job = base;
       job.protocol = protocol;
@@ -85,11 +100,13 @@ void print_plan(const RunPlan& plan, std::ostream& out) {
     if (problem.size() > 28) problem = problem.substr(0, 25) + "...";
     std::string stored = j.stored ? j.stored->outcome : "no";
     std::string action = j.choice.evaluate ? (j.stored ? "evaluate again: " + j.choice.why : "evaluate") : "keep";
+    if (j.choice.evaluate && !j.will_skip.empty()) action = "evaluate; will be skipped: " + j.will_skip;
     out << fmt::format("{:<{}}  {:>5}  {:<28}  {:>6}  {:<8}  {:<14}  {}\n", j.candidate.run, run_width, j.candidate.level,
                        problem, j.candidate.sample_id, j.protocol, stored, action);
   }
   out << fmt::format("{} job(s): {} to evaluate, {} kept from the store\n", plan.jobs.size(), plan.to_evaluate(),
                      plan.jobs.size() - plan.to_evaluate());
+  out << describe_will_skip(plan);
 }
 
 void complete_identity(Verdict& v, const RunJob& job, const RunConditions& conditions) {

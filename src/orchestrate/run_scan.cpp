@@ -109,7 +109,7 @@ std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vec
   for (const auto& entry : fs::directory_iterator(runs_dir))
     if (entry.is_directory()) add_kernels_in(entry.path(), entry.path().filename().string(), out, skipped);
   std::sort(out.begin(), out.end(), [](const CandidateFile& a, const CandidateFile& b) {
-    return std::tie(a.run, a.level, a.problem_id, a.sample_id) < std::tie(b.run, b.level, b.problem_id, b.sample_id);
+    return std::tie(a.run, a.level, a.problem_id, a.sample_id, a.path) < std::tie(b.run, b.level, b.problem_id, b.sample_id, b.path);
   });
   return out;
 }
@@ -134,6 +134,20 @@ RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir, cons
   if (!refused.empty())
     throw UsageError("the suite holds more than one file for a problem that candidates need; rename or remove all but one "
                      "(or leave the problem out with --ids):" + refused);
+  // Two files of one run naming the same sample (level_01_problem_019_sample_0 and
+  // level_1_problem_19_sample_0) would share one key in the store: one would be dropped unseen.
+  std::string colliding;
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    const auto& a = candidates[i - 1];
+    const auto& b = candidates[i];
+    if (std::tie(a.run, a.level, a.problem_id, a.sample_id) == std::tie(b.run, b.level, b.problem_id, b.sample_id) &&
+        filter.accepts(b))
+      colliding += "\n  run " + b.run + " level " + std::to_string(b.level) + " problem " + std::to_string(b.problem_id) +
+                   " sample " + std::to_string(b.sample_id) + ": " + a.path + " and " + b.path;
+  }
+  if (!colliding.empty())
+    throw UsageError("two candidate files name the same sample (their numbers differ only in leading zeros); rename or remove "
+                     "one of each pair:" + colliding);
   for (auto& c : candidates) {
     if (!filter.accepts(c)) continue;
     auto it = scan.problems.find({c.level, c.problem_id});

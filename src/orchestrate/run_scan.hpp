@@ -70,7 +70,8 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
 // files it is one run named after the folder. Sorted by run, level, problem, sample.
 std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr);
 
-// Throws UsageError when a candidate the filter takes needs a problem the suite holds twice: which
+// Throws UsageError when two candidate files the filter takes name one sample (both named), or
+// when a candidate the filter takes needs a problem the suite holds twice: which
 // file is the problem is the user's call (rename or remove one), not kbv's guess.
 RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir, const RunFilter& filter = {});
 

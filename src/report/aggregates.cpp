@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
@@ -371,6 +372,25 @@ Report build_report(std::vector<VerdictRecord> records, const ReportOptions& opt
                                        report.internal_errors.size()));
   if (devices.size() > 1) report.notes.push_back("verdicts come from more than one device; runs are labelled by device");
   if (precisions.size() > 1) report.notes.push_back("verdicts use more than one precision; runs are labelled by precision");
+
+  if (groups.empty() && !recs.empty()) {
+    std::size_t cuda = 0, other_skips = 0;
+    for (const auto& r : recs)
+      if (r.verdict.outcome == Outcome::skipped) {
+        if (r.verdict.reason.rfind("candidate needs CUDA", 0) == 0) ++cuda;
+        else ++other_skips;
+      }
+    std::vector<std::string> parts;
+    if (cuda) parts.push_back(fmt::format("{} skipped: CUDA candidates need a GPU, and the run had none", cuda));
+    if (other_skips) parts.push_back(fmt::format("{} skipped for another reason", other_skips));
+    if (!report.internal_errors.empty())
+      parts.push_back(fmt::format("{} internal_error (kbv's own fault), the first: {}", report.internal_errors.size(),
+                                  recs[report.internal_errors.front()].verdict.reason));
+    if (!excluded.empty()) parts.push_back(fmt::format("{} problem(s) excluded", excluded.size()));
+    report.nothing_judged = fmt::format("Nothing was judged: none of the {} verdict(s) in this DB says anything about a "
+                                        "kernel ({}). The tables would be empty and are left out.",
+                                        recs.size(), fmt::join(parts, "; "));
+  }
 
   // Headline: the chosen protocol, its own baseline.
   if (!report.protocol.empty()) {

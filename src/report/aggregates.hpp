@@ -148,6 +148,9 @@ struct Report {
   std::vector<std::string> runs;       // labels, sorted
   std::vector<std::string> devices;
   std::vector<std::string> notes;      // what a reader must know (mixed versions, skipped samples)
+  // Set when the DB holds verdicts but none says anything about a kernel (all skipped or kbv's
+  // internal errors): the printers show it as a banner instead of empty tables.
+  std::string nothing_judged;
   std::vector<Aggregate> overall;      // per run, headline protocol
   std::vector<Aggregate> per_level;    // per run and level, headline protocol
   std::vector<Scoring> scorings;       // decomposition columns (protocol present in the DB)

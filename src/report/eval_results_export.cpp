@@ -19,6 +19,11 @@ namespace kbv {
 namespace fs = std::filesystem;
 namespace {
 
+// The skip a CPU machine gives a CUDA candidate (the judge's reason starts so).
+bool skipped_for_cuda_on_cpu(const Verdict& v) {
+  return v.outcome == Outcome::skipped && v.reason.rfind("candidate needs CUDA", 0) == 0;
+}
+
 bool has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -46,8 +51,9 @@ std::string hidden_protocol(const std::vector<std::string>& present) {
 }
 
 // `--out runs` writes beside the kernels, where KernelBench's own results may already be: never
-// overwrite a file that kbv did not write (every kbv entry carries kbv_outcome).
-void refuse_foreign_file(const fs::path& file) {
+// overwrite a file that kbv did not write (every kbv entry carries kbv_outcome), unless --force.
+void refuse_foreign_file(const fs::path& file, bool force) {
+  if (force) return;
   std::ifstream in(file, std::ios::binary);
   if (!in) return;
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -56,13 +62,13 @@ void refuse_foreign_file(const fs::path& file) {
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
   if (t.empty() || t == "{}" || text.find("\"kbv_outcome\"") != std::string::npos) return;
   throw UsageError(fmt::format(
-      "'{}' exists and was not written by kbv (KernelBench's own results?); move it away or "
-      "export to another --out",
+      "'{}' exists and was not written by kbv (KernelBench's own results?); move it away, "
+      "export to another --out, or pass --force to replace it",
       file.string()));
 }
 
-void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
-  refuse_foreign_file(file);
+void write_json(const fs::path& file, const nlohmann::ordered_json& j, bool force) {
+  refuse_foreign_file(file, force);
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   if (ec)
@@ -93,12 +99,22 @@ ExportResult export_eval_results(const std::vector<VerdictRecord>& records,
   result.protocol_version = current_protocol_version(records, result.protocol);
   auto labels = run_labels(records);
 
-  for (const auto& g : export_groups(records, labels, result.protocol, result.protocol_version)) {
-    for (const auto* r : g.records) result.left_out += !kernelbench_has_row(r->verdict);
+  const auto groups = export_groups(records, labels, result.protocol, result.protocol_version, options.level);
+  if (groups.empty() && options.level)
+    throw UsageError(fmt::format("no verdicts of level {} under protocol '{}'; nothing to export", *options.level, result.protocol));
+  // Every file is checked before any is written: a refusal leaves the folder as it was.
+  for (const auto& g : groups) refuse_foreign_file(fs::path(out_dir) / g.folder / "eval_results.json", options.force);
+  for (const auto& g : groups) {
+    for (const auto* r : g.records) {
+      const bool row = kernelbench_has_row(r->verdict);
+      result.left_out += !row;
+      result.rows += row;
+      result.left_out_cuda += skipped_for_cuda_on_cpu(r->verdict);
+    }
     auto j = options.format == ExportFormat::kernelbench ? kernelbench_eval_results(g.records)
                                                          : verified_eval_results(g.records);
     fs::path file = fs::path(out_dir) / g.folder / "eval_results.json";
-    write_json(file, j);
+    write_json(file, j, options.force);
     result.files.push_back(file.string());
   }
   if (options.format != ExportFormat::kernelbench_verified) return result;
@@ -107,9 +123,9 @@ ExportResult export_eval_results(const std::vector<VerdictRecord>& records,
   if (result.hidden_protocol.empty()) return result;
   result.hidden_protocol_version = current_protocol_version(records, result.hidden_protocol);
   for (const auto& g :
-       export_groups(records, labels, result.hidden_protocol, result.hidden_protocol_version)) {
+       export_groups(records, labels, result.hidden_protocol, result.hidden_protocol_version, options.level)) {
     fs::path file = fs::path(out_dir) / g.folder / "eval_results_hidden.json";
-    write_json(file, verified_hidden_results(g.records));
+    write_json(file, verified_hidden_results(g.records), options.force);
     result.files.push_back(file.string());
   }
   return result;

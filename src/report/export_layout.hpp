@@ -1,9 +1,10 @@
 #pragma once
-// Where `kbv export` puts a run's files: KernelBench's place for a run's results is the run's own
-// folder (runs/{run_name}/eval_results.json, written by scripts/eval_from_generations.py), and a
-// KernelBench run holds one level. A kbv run that holds one level maps to OUT/<run>/; one that
-// holds several (whose problem ids would collide in one file) to OUT/<run>/level<L>/, which
-// KernelBench's scripts read as run_name=<run>/level<L>.
+// Where `kbv export` puts a run's files, one layout: OUT/<run>/eval_results.json, KernelBench's
+// place for a run's results (runs/{run_name}/eval_results.json, written by
+// scripts/eval_from_generations.py). A KernelBench run holds one level (its file is keyed by
+// problem id alone), so a kbv run whose verdicts span several levels is exported one level at a
+// time (--level L, each to its own --out); without it the export is refused, naming the levels.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 namespace kbv {
 
 struct ExportGroup {
-  std::string folder;  // relative to the output folder: "<run>" or "<run>/level<L>"
+  std::string folder;  // relative to the output folder: "<run>"
   int level = 0;
   std::vector<const VerdictRecord*> records;  // latest verdict of each (problem, sample)
 };
@@ -20,11 +21,13 @@ struct ExportGroup {
 // A run label as a folder name: [A-Za-z0-9._-] kept, anything else '_'; never "", "." or "..".
 std::string run_folder_name(const std::string& label);
 
-// The verdicts of `protocol` at `protocol_version`, grouped by (run, level), the latest of each
-// sample only. `labels` are the run labels of `records` (run_labels()).
+// The verdicts of `protocol` at `protocol_version` (of `level` only, when given), grouped by run,
+// the latest of each sample only. `labels` are the run labels of `records` (run_labels()).
+// Throws UsageError when a run's verdicts span several levels and no level is given.
 std::vector<ExportGroup> export_groups(const std::vector<VerdictRecord>& records,
                                        const std::vector<std::string>& labels,
-                                       const std::string& protocol, int protocol_version);
+                                       const std::string& protocol, int protocol_version,
+                                       std::optional<int> level = std::nullopt);
 
 // The highest version of `protocol` among the records; 0 when it has none.
 int current_protocol_version(const std::vector<VerdictRecord>& records,

@@ -18,6 +18,7 @@ h1 { margin-bottom: 4px; }
 h2 { margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 .meta { color: #555; margin: 2px 0; }
 .note { background: #fff7e0; border-left: 4px solid #e6a700; padding: 6px 10px; margin: 6px 0; }
+.banner { background: #fde8e8; border-left: 6px solid #c0392b; padding: 10px 14px; margin: 10px 0; font-size: 1.1em; }
 .wrap { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; background: #fff; font-size: 12px; margin: 8px 0; }
 th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: left; white-space: nowrap; }
@@ -182,6 +183,12 @@ std::string render_html(const Report& r) {
   std::string protocols, devices;
   for (const auto& p : r.protocols) protocols += (protocols.empty() ? "" : ", ") + p;
   for (const auto& d : r.devices) devices += (devices.empty() ? "" : ", ") + d;
+  if (!r.nothing_judged.empty()) {
+    out += fmt::format("<p class=\"meta\">Protocols present: {}; device(s): {}.</p>\n", esc(protocols), esc(devices));
+    out += "<p class=\"banner\"><b>" + esc(r.nothing_judged) + "</b></p>\n";
+    for (const auto& n : r.notes) out += "<p class=\"note\">" + esc(n) + "</p>\n";
+    return out + "</body></html>\n";
+  }
   out += fmt::format("<p class=\"meta\">Headline protocol <b>{}</b> v{} (speedups vs <code>{}</code>); protocols present: {}; "
                      "device(s): {}. Each problem counts once per run, by its best sample (best-of-k).</p>\n",
                      esc(r.protocol), r.protocol_version, esc(r.baseline), esc(protocols), esc(devices));

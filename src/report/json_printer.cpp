@@ -45,7 +45,8 @@ nlohmann::ordered_json report_to_json(const Report& report) {
       {"protocols", report.protocols},
       {"runs", report.runs},
       {"devices", report.devices},
-      {"notes", report.notes}};
+      {"notes", report.notes},
+      {"nothing_judged", report.nothing_judged}};
   j["summary"] = J::array();
   for (const auto& a : report.overall) j["summary"].push_back(aggregate_json(a));
   j["per_level"] = J::array();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include "report/kernelbench_timing_stats.hpp"
 
@@ -12,26 +13,70 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-bool is_run_failure(Outcome o) {
-  return o == Outcome::runtime_error || o == Outcome::timeout || o == Outcome::crashed ||
-         o == Outcome::protocol_violation;
+// KernelBench's name of an exception, "<module>.<class>" (its get_error_name), read from the
+// "<Class>: <message>" kbv's reasons carry; "" when the reason names none. A bare class is a
+// builtin's, as KernelBench writes "builtins.RuntimeError".
+std::string error_name(const std::string& reason) {
+  static const std::regex named(R"((?:^|[\s(:'"])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit))(?::|$))");
+  std::smatch m;
+  if (!std::regex_search(reason, m, named)) return "";
+  std::string name = m[1];
+  return name.find('.') == std::string::npos ? "builtins." + name : name;
+}
+
+// A failure KernelBench's own evaluation would have caught at its last level: a CUDA error is
+// "not runnable code" there (compiled false, cuda_error); anything else that ends the process
+// or the harness (a crash, a hang, a forged message) is its other_error (compiled false too).
+bool is_cuda_error(const Verdict& v) {
+  return v.outcome == Outcome::runtime_error && v.reason.find("CUDA error") != std::string::npos;
+}
+bool is_other_error(const Verdict& v) {
+  return v.outcome == Outcome::timeout || v.outcome == Outcome::crashed || v.outcome == Outcome::protocol_violation;
+}
+
+// KernelBench's correctness_issue for a mismatch: its two words, the details stay in kbv_reason.
+std::string correctness_issue(const Verdict& v) {
+  static const std::regex shape(R"(output \d+: shape (\[[^\]]*\]) expected (\[[^\]]*\]))");
+  std::smatch m;
+  if (std::regex_search(v.reason, m, shape)) return fmt::format("Output shape mismatch: Expected {}, got {}", m[2].str(), m[1].str());
+  return "Output mismatch";
 }
 
 // KernelBench's metadata keys, in the order its eval writes them.
 void add_kernelbench_keys(const Verdict& v, J& m) {
   m["hardware"] = v.device.name;
   m["device"] = kernelbench_device(v.device);
-  if (v.outcome == Outcome::compile_error) m["compilation_error"] = v.reason;
-  if (is_run_failure(v.outcome)) m["runtime_error"] = v.reason;
+  const std::string name = error_name(v.reason);
+  if (v.outcome == Outcome::compile_error) {
+    m["compilation_error_name"] = name.empty() ? "builtins.RuntimeError" : name;  // load_inline raises RuntimeError
+    m["compilation_error"] = v.reason;
+  } else if (is_cuda_error(v)) {
+    m["cuda_error"] = "CUDA Error: " + v.reason;
+    m["cuda_error_name"] = name.empty() ? "builtins.RuntimeError" : name;
+  } else if (v.outcome == Outcome::runtime_error) {
+    m["runtime_error"] = v.reason;
+    m["runtime_error_name"] = name.empty() ? "builtins.RuntimeError" : name;
+  } else if (is_other_error(v)) {
+    m["other_error"] = "error: " + v.reason;
+    m["other_error_name"] = v.outcome == Outcome::timeout ? "builtins.TimeoutError"
+                            : !name.empty()                ? name
+                                                           : fmt::format("kbv.{}", outcome_name(v.outcome));
+  }
   if (v.outcome == Outcome::incorrect) {
-    m["correctness_issue"] = v.reason;
-    // KernelBench keeps max |output - reference| of each failing trial as "%.6f" strings.
-    J diffs = J::array();
+    // KernelBench keeps max and mean |output - reference| of each failing trial as "%.6f"
+    // strings; kbv's trials are its distributions (standard: KernelBench's five seeds).
+    J max_diffs = J::array(), avg_diffs = J::array();
+    bool all_avg = true;
     if (v.correctness)
       for (const auto& d : v.correctness->distributions)
-        if (d.status == DistributionStatus::fail)
-          diffs.push_back(fmt::format("{:.6f}", d.max_abs_err));
-    if (!diffs.empty()) m["max_difference"] = diffs;
+        if (d.status == DistributionStatus::fail) {
+          max_diffs.push_back(fmt::format("{:.6f}", d.max_abs_err));
+          if (d.mean_abs_err) avg_diffs.push_back(fmt::format("{:.6f}", *d.mean_abs_err));
+          else all_avg = false;
+        }
+    if (!max_diffs.empty()) m["max_difference"] = max_diffs;
+    if (!max_diffs.empty() && all_avg) m["avg_difference"] = avg_diffs;
+    m["correctness_issue"] = correctness_issue(v);
   }
   // "(passed / run)", set by KernelBench only when every trial ran to a comparison.
   if (v.correctness && (v.outcome == Outcome::correct || v.outcome == Outcome::incorrect)) {
@@ -92,6 +137,11 @@ void add_kbv_keys(const VerdictRecord& r, J& m) {
 
 }  // namespace
 
+bool kernelbench_compiled(const Verdict& v) {
+  return v.outcome == Outcome::correct || v.outcome == Outcome::incorrect ||
+         (v.outcome == Outcome::runtime_error && !is_cuda_error(v));
+}
+
 bool kernelbench_has_row(const Verdict& v) {
   return v.outcome != Outcome::skipped && v.outcome != Outcome::internal_error &&
          v.outcome != Outcome::problem_error;
@@ -108,7 +158,7 @@ J kernelbench_sample(const VerdictRecord& r) {
   const auto& v = r.verdict;
   J s;
   s["sample_id"] = r.sample.sample_id;
-  s["compiled"] = verdict_compiled(v);
+  s["compiled"] = kernelbench_compiled(v);
   s["correctness"] = v.outcome == Outcome::correct;
   s["metadata"] = kernelbench_metadata(r);
   // KernelBench times only correct samples; its runtime is runtime_stats["mean"].

@@ -18,6 +18,12 @@ namespace kbv {
 // skipped (e.g. a CUDA candidate on a CPU machine), internal_error and problem_error.
 bool kernelbench_has_row(const Verdict& v);
 
+// KernelBench's `compiled`: true when its eval got as far as running the model (correct,
+// incorrect, or a Python exception in forward: runtime_error); false for a build failure, and
+// for what its last-level catch records as cuda_error or other_error (a CUDA error, a crash, a
+// hang, a broken protocol): "not runnable code". docs/report.md has the table.
+bool kernelbench_compiled(const Verdict& v);
+
 nlohmann::ordered_json kernelbench_metadata(const VerdictRecord& r);
 nlohmann::ordered_json kernelbench_sample(const VerdictRecord& r);
 

@@ -85,6 +85,12 @@ std::string render_markdown(const Report& report) {
   for (const auto& p : report.protocols) protocols += (protocols.empty() ? "" : ", ") + p;
   std::string devices;
   for (const auto& d : report.devices) devices += (devices.empty() ? "" : ", ") + d;
+  if (!report.nothing_judged.empty()) {
+    out += fmt::format("Protocols present: {}; device(s): {}.\n", text(protocols), text(devices));
+    out += "\n> **" + text(report.nothing_judged) + "**\n";
+    for (const auto& n : report.notes) out += "\n> Note: " + text(n) + "\n";
+    return out;
+  }
   out += fmt::format("Headline protocol **{}** v{} (speedups vs `{}`); protocols present: {}; device(s): {}.\n",
                      text(report.protocol), report.protocol_version, report.baseline.empty() ? "?" : report.baseline,
                      text(protocols), text(devices));

@@ -71,6 +71,9 @@ int run_export_command(const ExportCommand& cmd, std::ostream& out) {
   if (cmd.db.empty()) throw UsageError("--db FILE is required: the results DB that `kbv run` wrote");
   if (cmd.out.empty()) throw UsageError("--out DIR is required: where <run>/eval_results.json are written (e.g. your runs/ folder)");
   ExportOptions options{export_format_from_name(cmd.format), cmd.protocol};
+  if (cmd.level < 0) throw UsageError(fmt::format("--level {}: write a level number (1, 2, 3...)", cmd.level));
+  if (cmd.level > 0) options.level = cmd.level;
+  options.force = cmd.force;
   ResultStore store(cmd.db, ResultStore::Mode::read_only);
   std::vector<UnreadableRow> unreadable;
   auto result = export_eval_results(store.verdicts({}, &unreadable), cmd.out, options);
@@ -82,10 +85,17 @@ int run_export_command(const ExportCommand& cmd, std::ostream& out) {
   if (!result.hidden_protocol.empty())
     out << fmt::format(", eval_results_hidden.json from {} v{}", result.hidden_protocol, result.hidden_protocol_version);
   out << fmt::format("; wrote {} file(s) under {}\n", result.files.size(), cmd.out);
+  out << fmt::format("  {} sample row(s) written", result.rows);
   if (result.left_out > 0)
-    out << fmt::format("  {} verdict(s) left out, as KernelBench writes no row for them: skipped (e.g. CUDA candidates on a "
-                       "CPU machine), internal_error, problem_error\n",
+    out << fmt::format("; {} verdict(s) left out, as KernelBench writes no row for them: skipped, internal_error, "
+                       "problem_error",
                        result.left_out);
+  out << "\n";
+  if (result.left_out_cuda > 0)
+    out << fmt::format("  {} of them skipped: CUDA candidates need a GPU (evaluate them on a machine with one)\n",
+                       result.left_out_cuda);
+  if (result.rows == 0)
+    out << "kbv export: WARNING: the files hold no sample: nothing in the DB was judged under this protocol\n";
   for (const auto& f : result.files) out << "  " << f << "\n";
   return 0;
 }

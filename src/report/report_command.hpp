@@ -23,6 +23,8 @@ struct ExportCommand {
   std::string out;       // writes out/<run>/eval_results.json (eval_results_export.hpp)
   std::string protocol;  // "" = the format's default
   std::string format = "kernelbench";  // or "kernelbench-verified" (adds eval_results_hidden.json)
+  int level = 0;         // --level L: only this level (0: all; a run of several levels needs one)
+  bool force = false;    // --force: replace result files kbv did not write
 };
 
 // Return the process exit code; throw UsageError / StoreError for the CLI to print.

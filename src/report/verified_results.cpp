@@ -51,7 +51,11 @@ J verified_hidden_sample(const VerdictRecord& r) {
   J m = J::object();
   m["hardware"] = v.device.name;
   m["device"] = kernelbench_device(v.device);
-  if (v.outcome == Outcome::compile_error) m["compilation_error"] = v.reason;
+  if (v.outcome == Outcome::compile_error) {
+    const J kb = kernelbench_metadata(r);  // the same name as eval_results.json's
+    m["compilation_error_name"] = kb.at("compilation_error_name");
+    m["compilation_error"] = v.reason;
+  }
   if (v.outcome == Outcome::runtime_error || v.outcome == Outcome::timeout ||
       v.outcome == Outcome::crashed || v.outcome == Outcome::protocol_violation)
     m["hidden_runtime_error"] = v.reason;
@@ -86,7 +90,7 @@ J verified_hidden_sample(const VerdictRecord& r) {
 
   J s;
   s["sample_id"] = r.sample.sample_id;
-  s["compiled"] = verdict_compiled(v);
+  s["compiled"] = kernelbench_compiled(v);
   s["correctness"] = v.outcome == Outcome::correct;
   s["metadata"] = std::move(m);
   s["runtime"] = -1.0;  // the hidden run measures no performance

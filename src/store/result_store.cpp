@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -215,6 +217,20 @@ std::string verdict_to_json_text(const Verdict& v) {
   return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void refuse_if_not_sqlite(const std::string& path) {
+  // SQLite's own message ("file is not a database") would come with the statement it failed on.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // absent (created) or unreadable (SQLite says so)
+  char header[16] = {};
+  in.read(header, sizeof header);
+  const std::streamsize got = in.gcount();
+  if (got == 0) return;  // empty: SQLite makes it a DB
+  static constexpr char kMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  if (got < 16 || std::memcmp(header, kMagic, sizeof kMagic) != 0)
+    throw StoreError("'" + path + "' is not a SQLite database (a kbv results DB is one); pass a new path, which kbv run "
+                     "creates, or a DB that kbv run wrote");
+}
+
 struct ResultStore::Impl {
   std::mutex mu;  // one connection and cached statements: calls from several threads take turns
   SqliteDb::Mode sqlite_mode;  // before db: it decides how db opens
@@ -229,7 +245,7 @@ struct ResultStore::Impl {
   }
 
   Impl(const std::string& path, Mode mode, int busy_timeout_ms)
-      : sqlite_mode(sqlite_mode_for(path, mode)), db(path, sqlite_mode, busy_timeout_ms) {
+      : sqlite_mode((refuse_if_not_sqlite(path), sqlite_mode_for(path, mode))), db(path, sqlite_mode, busy_timeout_ms) {
     if (sqlite_mode == SqliteDb::Mode::immutable) open_note = immutable_note(path);
     if (mode == Mode::read_write) {
       refuse_if_damaged();

@@ -87,6 +87,10 @@ struct VerdictQuery {
   bool keep_samples = true;             // false drops timing.series[].samples_ms (reports do not need them)
 };
 
+// Throws StoreError, naming the file, when `path` exists, is not empty and is not a SQLite
+// database: kbv run calls it before it takes the DB's lock, and every ResultStore opens with it.
+void refuse_if_not_sqlite(const std::string& path);
+
 // Safe to call from several threads of the orchestrating process (calls are serialised).
 class ResultStore {
  public:

@@ -78,6 +78,11 @@ std::string PythonRuntime::cuda_version() const { return impl_->cuda_version; }
 
 py::module_ import_file(const std::string& path, const std::string& module_name) {
   py::module_ util = py::module_::import("importlib.util");
+  // `python file.py` (and KernelBench, which reads the file as text) refuses a file that is not
+  // in its declared encoding, UTF-8 by default; importlib compiles the raw bytes and lets invalid
+  // bytes in comments through. Decoded as the interpreter reads a script, such a file fails here
+  // too, with Python's own reason (a UnicodeDecodeError or SyntaxError).
+  util.attr("decode_source")(py::module_::import("pathlib").attr("Path")(path).attr("read_bytes")());
   py::object spec = util.attr("spec_from_file_location")(module_name, path);
   if (spec.is_none()) throw std::runtime_error("cannot import '" + path + "' as a Python module");
   py::object module = util.attr("module_from_spec")(spec);

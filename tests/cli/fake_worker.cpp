@@ -12,6 +12,7 @@
 //   build_needs_device=1  a device-free build-only job (build_cuda_arch) ends needs_device
 // FAKE_WORKER_BUILD_LOG, when set, gets "<candidate> arch=<build_cuda_arch or -> visible=<CUDA_VISIBLE_DEVICES>
 // nice=<niceness> policy=<scheduling policy>" per build-only job; FAKE_WORKER_CAPABILITY sets the probed device's capability.
+//   reason=TEXT           the verdict's reason (default "fake-worker said <outcome>")
 //   empty_identity=1      leave protocol, hashes and device empty, as a worker that failed early
 //   print_kb=N            print N KiB on stdout (the verdict's output_tail grows; fills a disk)
 //   hang_after_verdict=S  after its verdicts, sleep S seconds before exiting (a judge whose exit
@@ -24,7 +25,8 @@
 // Started with --device-gate (kbv run --prestart), it says stages python and waiting and reads
 // one byte from fd 5 first, as kbv-judge does; FAKE_WORKER_TURN_LOG, when set, then gets
 // "<device> <process start> <turn start> <end> <candidate> <protocols served, +-joined>"
-// (steady-clock ns). Asked for several protocols (job.protocols), it serves them in turn, each
+// (steady-clock ns). FAKE_WORKER_PROBE_FAIL=TEXT makes --probe fail with TEXT on stderr, as a
+// judge that cannot open the device. Asked for several protocols (job.protocols), it serves them in turn, each
 // announced by a "protocol" message, as kbv-judge does.
 #include <unistd.h>
 
@@ -112,6 +114,10 @@ int main(int argc, char** argv) {
   kbv::WorkerJob job = nlohmann::json::parse(input).get<kbv::WorkerJob>();
   if (argc > 1 && std::string(argv[1]) == "--probe") {
     log_line("probe");
+    if (const char* fail = std::getenv("FAKE_WORKER_PROBE_FAIL"); fail && *fail) {
+      std::fprintf(stderr, "%s\n", fail);  // as a judge that cannot open the device
+      return 1;
+    }
     send({{"event", "device"}, {"device", kbv::device_to_json(fake_device())}});
     return 0;
   }
@@ -186,7 +192,7 @@ int main(int argc, char** argv) {
     nlohmann::json v = kbv::Verdict{};
     v["outcome"] = outcome;  // as written: a name kbv does not know must reach it as such
     v["stage"] = outcome == "timeout" ? "correctness" : "done";
-    v["reason"] = outcome == "correct" ? "" : "fake-worker said " + outcome;
+    v["reason"] = d.count("reason") ? d["reason"] : outcome == "correct" ? "" : "fake-worker said " + outcome;
     if (d["empty_identity"] != "1") {
       v["protocol"] = protocol;
       v["protocol_version"] = kbv::protocol_by_name(protocol).version;

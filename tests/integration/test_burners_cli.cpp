@@ -9,21 +9,30 @@ namespace {
 
 const std::string kHacks = testing::kSource + "/examples/hacks/";
 
-// Measured on this 2-core machine (bench/RESULTS.md, 2026-12-02): with the freeze turned off the
-// same reduction as the baseline read 1.2-11.7x (the baseline's median 12-24 ms); with it,
-// 0.23-0.58x (baseline 1.9-5.0 ms). A reduction large enough to run on every core: a tiny op is
-// rarely preempted at all.
+// The helpers burn the cores whenever the candidate is not being called, so a harness that
+// times the baseline while they run reports a speedup for a kernel that is no faster (measured
+// on this 2-core machine, idle, bench/RESULTS.md, 2026-12-02: with the freeze turned off the same
+// reduction as the baseline read 1.2-11.7x; with it, 0.23-0.58x).
+//
+// What is asserted is the mechanism, which load cannot move: every counted round timed the
+// baselines and the hop with every process of the sandbox stopped (timing.sandbox_frozen; a
+// round in which the freeze did not take is not counted, and a sandbox that cannot be frozen is
+// a protocol violation: StrictCli.AnUnfreezableSandboxIsAProtocolViolation; that a frozen
+// sandbox runs nothing: Isolation.AFrozenSandboxRunsNothingUntilThawed). The speedup itself is
+// not asserted: on a loaded 2-core machine the same computation on both sides, with no helpers
+// at all, read anything from 0.3x to 23.7x (docs/timing.md, "CPU timing under load");
+// bench/burner_baseline.sh measures it on an idle machine beside its control.
 TEST(StrictCli, BurnerProcessesDoNotSlowTheBaseline) {
   const std::string problem = testing::kSource + "/tests/integration/fixtures/burner/94_MSELoss_1M.py";
   for (const std::string protocol : {"standard", "strict"}) {
-    auto r = testing::run_kbv_eval({problem, kHacks + "burner_processes.py", "--protocol", protocol, "--time-budget", "3"}, "cpu");
+    auto r = testing::run_kbv_eval({problem, kHacks + "burner_processes.py", "--protocol", protocol, "--time-budget", "1"}, "cpu");
     ASSERT_EQ(r.outcome(), "correct") << protocol << "\n" << r.context();
     const auto& t = r.verdict["timing"];
     EXPECT_TRUE(t["sandbox_frozen"].get<bool>()) << r.context();
-    double speedup = 0;
-    for (const auto& s : t["speedups"])
-      if (s["baseline"] == t["primary_baseline"]) speedup = s["median"].get<double>();
-    EXPECT_LT(speedup, 1.0) << "Model's own reduction against itself, inflated by slowing the baseline\n" << r.context();
+    EXPECT_GT(t["rounds"].get<int>(), 0) << r.context();
+    bool timed = false;
+    for (const auto& s : t["speedups"]) timed = timed || s["baseline"] == t["primary_baseline"];
+    EXPECT_TRUE(timed) << "the verdict carries its speedup, measured only on frozen rounds\n" << r.context();
   }
 }
 

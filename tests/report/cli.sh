@@ -20,17 +20,24 @@ grep -q '"schema": "kbv.report/1"' "$out/report.json" || fail "no JSON report"
 grep -q 'Headline protocol \*\*standard\*\*' "$out/standard.md" || fail "--protocol ignored"
 "$kbv" report --fields | grep -q '| `speedup` | REAL | x |' || fail "--fields table"
 
-"$kbv" export --db "$out/results.db" --out "$out/export" --protocol verified > "$out/export.txt"
+# One layout, OUT/<run>/eval_results.json, one level per file: runs of two levels need --level.
+if "$kbv" export --db "$out/results.db" --out "$out/export" --protocol verified > /dev/null 2> "$out/err4.txt"; then
+  fail "a run of two levels must be exported one level at a time"; fi
+grep -q -- "--level" "$out/err4.txt" || fail "the refusal should say --level: $(cat "$out/err4.txt")"
+[ ! -e "$out/export" ] || fail "a refused export wrote files"
+for level in 1 2; do
+  "$kbv" export --db "$out/results.db" --out "$out/export/level$level" --level "$level" --protocol verified > "$out/export.txt"
+done
 for run in gpt-x claude-y llama-z; do
   for level in 1 2; do
-    f="$out/export/$run/level$level/eval_results.json"
+    f="$out/export/level$level/$run/eval_results.json"
     [ -s "$f" ] || fail "missing $f"
     grep -q '"runtime_stats"' "$f" || fail "$f has no runtime_stats"
   done
 done
 
-"$kbv" export --db "$out/results.db" --out "$out/export-kbv" --format kernelbench-verified > "$out/export-kbv.txt"
-for f in "$out/export-kbv/gpt-x/level1/eval_results.json" "$out/export-kbv/gpt-x/level1/eval_results_hidden.json"; do
+"$kbv" export --db "$out/results.db" --out "$out/export-kbv" --level 1 --format kernelbench-verified > "$out/export-kbv.txt"
+for f in "$out/export-kbv/gpt-x/eval_results.json" "$out/export-kbv/gpt-x/eval_results_hidden.json"; do
   [ -s "$f" ] || fail "missing $f"
   grep -q '"1_0": {' "$f" || fail "$f is not keyed {pid}_{sid}"
 done

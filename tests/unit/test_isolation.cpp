@@ -213,6 +213,37 @@ TEST(Isolation, WhatItMustReadUnderTmpComesBackReadOnly) {
   EXPECT_FALSE(fs::exists(dir / "new.txt"));
 }
 
+// kbv installed or checked out under /tmp (containers and CI runners build there), in a folder
+// whose name has spaces, reached as named or through a symlink from outside /tmp: the sandbox's
+// private /tmp must not hide its own program.
+TEST(Isolation, ItsProgramUnderTmpIsNotHiddenByItsOwnTmp) {
+  const fs::path install = scratch() / "kbv install with spaces" / "bin";
+  fs::create_directories(install);
+  fs::copy_file("/bin/sh", install / "kbv-sandbox", fs::copy_options::overwrite_existing);
+  // Outside /tmp: the test's working folder (ctest's is the build folder).
+  const fs::path outside = fs::absolute("kbv-isolation-link-" + std::to_string(::getpid()));
+  struct RemoveLink {
+    fs::path p;
+    ~RemoveLink() {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  } remove_outside{outside};
+  fs::remove(outside);
+  fs::create_directory_symlink(install.parent_path(), outside);
+  const fs::path inside = scratch() / "link to install";
+  fs::remove(inside);
+  fs::create_directory_symlink(install.parent_path(), inside);
+  for (const fs::path& program : {install / "kbv-sandbox", outside / "bin" / "kbv-sandbox", inside / "bin" / "kbv-sandbox"}) {
+    SCOPED_TRACE(program.string());
+    auto spec = shell("echo started-from-tmp");
+    spec.program = program.string();
+    spec.argv = {program.string(), "-c", "echo started-from-tmp"};
+    SandboxRun r = run(spec);
+    EXPECT_NE(r.out.find("started-from-tmp"), std::string::npos) << r.out;
+  }
+}
+
 // A process that traces the sandbox's first one (PTRACE_O_TRACEEXIT) holds it, once killed, at
 // the start of its exit: the PID namespace is never torn down and everything in it lives on.
 // No process in the sandbox may trace at all.

@@ -66,9 +66,19 @@ void expect_entry_semantics(const J& e, const J& reference_entry,
     }
   }
   if (!e.at("compiled").get<bool>()) {
+    // A build failure, or what KernelBench's last-level catch calls a CUDA or other error.
     EXPECT_FALSE(e.at("correctness").get<bool>());
-    EXPECT_TRUE(m.contains("compilation_error")) << e.dump();
+    EXPECT_TRUE(m.contains("compilation_error") || m.contains("cuda_error") || m.contains("other_error")) << e.dump();
   }
+  // Every error KernelBench writes comes with its exception's name, "<module>.<class>".
+  for (const char* k : {"compilation_error", "runtime_error", "cuda_error", "other_error"})
+    if (m.contains(k)) {
+      ASSERT_TRUE(m.contains(std::string(k) + "_name")) << k << ": " << e.dump();
+      EXPECT_TRUE(std::regex_match(m.at(std::string(k) + "_name").get<std::string>(), std::regex(R"(\w+(\.\w+)+)")))
+          << m.at(std::string(k) + "_name");
+    }
+  if (m.contains("max_difference") && m.contains("avg_difference"))
+    EXPECT_EQ(m.at("max_difference").size(), m.at("avg_difference").size()) << "one of each per failing trial";
   if (e.at("runtime_stats").empty()) {
     EXPECT_EQ(e.at("runtime").get<double>(), -1.0);
     return;
@@ -177,8 +187,94 @@ TEST_F(KernelBenchExport, MatchesKernelBenchsFileFieldForField) {
   EXPECT_DOUBLE_EQ(timed["metadata"]["kbv_runtime_mean_ms"].get<double>(), 1.0125);
   const auto& wrong = file["19"][1];
   EXPECT_EQ(wrong["metadata"]["correctness_trials"], "(1 / 2)");
-  EXPECT_EQ(wrong["metadata"]["correctness_issue"], "incorrect on purpose");
+  EXPECT_EQ(wrong["metadata"]["correctness_issue"], "Output mismatch") << "KernelBench's words";
+  EXPECT_EQ(wrong["metadata"]["kbv_reason"], "incorrect on purpose") << "kbv's own, beside them";
   EXPECT_EQ(file["23"][0]["compiled"], false);
+  EXPECT_EQ(file["23"][0]["metadata"]["compilation_error_name"], "builtins.RuntimeError");
+}
+
+// KernelBench's eval_kernel_against_ref and the last-level catch of eval_from_generations.py:
+// an exception in forward is compiled (runtime_error); a CUDA error, a crash, a hang are not
+// (cuda_error / other_error): "not runnable code".
+TEST_F(KernelBenchExport, CompiledAndErrorKeysAsKernelBenchWritesThem) {
+  std::vector<VerdictRecord> records;
+  testing::FakeVerdict f;
+  f.run = "gpt-x";
+  f.problem = 19;
+  auto add = [&](Outcome o, const std::string& reason) {
+    f.outcome = o;
+    auto r = testing::make_record(f);
+    r.verdict.reason = reason;
+    records.push_back(r);
+    ++f.sample;
+  };
+  add(Outcome::runtime_error, "forward raised ValueError: bad shape");
+  add(Outcome::runtime_error, "forward raised RuntimeError: CUDA error: an illegal memory access was encountered");
+  add(Outcome::crashed, "the sandbox died of SIGSEGV");
+  add(Outcome::timeout, "candidate timed out after 600 s");
+  add(Outcome::compile_error, "Error building extension 'relu': torch.utils.cpp_extension.BuildError: ninja failed");
+  auto result = export_eval_results(records, dir_.string(), {});
+  auto file = read_json(result.files.at(0));
+  const auto& s = file["19"];
+  ASSERT_EQ(s.size(), 5u) << file.dump();
+  EXPECT_EQ(s[0]["compiled"], true);
+  EXPECT_EQ(s[0]["metadata"]["runtime_error_name"], "builtins.ValueError");
+  EXPECT_FALSE(s[0]["metadata"].contains("cuda_error"));
+  EXPECT_EQ(s[1]["compiled"], false);
+  EXPECT_EQ(s[1]["metadata"]["cuda_error"], "CUDA Error: forward raised RuntimeError: CUDA error: an illegal memory access was encountered");
+  EXPECT_EQ(s[1]["metadata"]["cuda_error_name"], "builtins.RuntimeError");
+  EXPECT_FALSE(s[1]["metadata"].contains("runtime_error"));
+  EXPECT_EQ(s[2]["compiled"], false);
+  EXPECT_EQ(s[2]["metadata"]["other_error"], "error: the sandbox died of SIGSEGV");
+  EXPECT_EQ(s[2]["metadata"]["other_error_name"], "kbv.crashed");
+  EXPECT_EQ(s[3]["compiled"], false);
+  EXPECT_EQ(s[3]["metadata"]["other_error_name"], "builtins.TimeoutError");
+  EXPECT_EQ(s[4]["compiled"], false);
+  EXPECT_EQ(s[4]["metadata"]["compilation_error_name"], "torch.utils.cpp_extension.BuildError");
+  for (const auto& e : s) EXPECT_EQ(e["correctness"], false);
+  for (const char* name : {"eval_results_h200.json", "eval_results.json"}) {
+    SCOPED_TRACE(name);
+    auto ref = fixture(name);
+    auto known = metadata_keys(std::vector<J>(ref["19"].begin(), ref["19"].end()));
+    for (const char* k : {"cuda_error", "cuda_error_name", "other_error", "other_error_name", "runtime_error",
+                          "runtime_error_name", "compilation_error", "compilation_error_name"})
+      known.insert(k);  // KernelBench's keys for the cases its fixtures do not hold
+    expect_entry_semantics(s[0], ref["19"][0], known);
+  }
+}
+
+// KernelBench's max_difference and avg_difference: one "%.6f" string each per failing trial.
+TEST_F(KernelBenchExport, DifferencesArePerFailingTrial) {
+  testing::FakeVerdict f;
+  f.run = "gpt-x";
+  f.protocol = "standard";
+  f.problem = 19;
+  f.outcome = Outcome::incorrect;
+  auto r = testing::make_record(f);
+  auto& d = r.verdict.correctness->distributions;
+  d.clear();
+  for (int i = 0; i < 5; ++i) {
+    DistributionResult t;
+    t.name = "trial_" + std::to_string(i);
+    t.kind = "seeded_template";
+    t.status = i % 2 ? DistributionStatus::pass : DistributionStatus::fail;
+    t.max_abs_err = i % 2 ? 0.0 : 0.5 + i;
+    t.mean_abs_err = i % 2 ? 0.0 : 0.25 + i;
+    d.push_back(t);
+  }
+  auto result = export_eval_results({r}, dir_.string(), {});
+  auto m = read_json(result.files.at(0))["19"][0]["metadata"];
+  EXPECT_EQ(m["max_difference"], J::array({"0.500000", "2.500000", "4.500000"}));
+  EXPECT_EQ(m["avg_difference"], J::array({"0.250000", "2.250000", "4.250000"}));
+  EXPECT_EQ(m["correctness_trials"], "(2 / 5)");
+
+  // A verdict whose judge did not measure the mean: no avg_difference, never a made-up one.
+  for (auto& t : d) t.mean_abs_err.reset();
+  fs::remove_all(dir_);
+  result = export_eval_results({r}, dir_.string(), {});
+  m = read_json(result.files.at(0))["19"][0]["metadata"];
+  EXPECT_FALSE(m.contains("avg_difference"));
+  EXPECT_EQ(m["max_difference"].size(), 3u);
 }
 
 TEST_F(KernelBenchExport, SkippedSamplesAreNeverCompileFailures) {
@@ -198,20 +294,34 @@ TEST_F(KernelBenchExport, NeverOverwritesKernelBenchsOwnResults) {
   EXPECT_THROW(export_eval_results(records, dir_.string(), {}), UsageError);
   EXPECT_EQ(read_json(dir_ / "gpt-x/eval_results.json"), fixture("eval_results_h200.json"))
       << "left as it was";
+  ExportOptions force;
+  force.force = true;
+  auto forced = export_eval_results(records, dir_.string(), force);
+  EXPECT_TRUE(read_json(forced.files.at(0))["19"][0]["metadata"].contains("kbv_outcome")) << "--force replaces it";
   fs::remove(dir_ / "gpt-x/eval_results.json");
   export_eval_results(records, dir_.string(), {});
   EXPECT_NO_THROW(export_eval_results(records, dir_.string(), {})) << "kbv's own file is replaced";
 }
 
-TEST_F(KernelBenchExport, SeveralLevelsOfOneRunGetAFolderEach) {
+// One layout, OUT/<run>/eval_results.json: a run of several levels is exported a level at a time.
+TEST_F(KernelBenchExport, SeveralLevelsOfOneRunAreExportedOneLevelAtATime) {
   auto records = small_run("verified");
   auto more = small_run("verified");
   for (auto& r : more) r.sample.level = 2;
   records.insert(records.end(), more.begin(), more.end());
-  auto result = export_eval_results(records, dir_.string(), {});
-  EXPECT_EQ(result.files,
-            (std::vector<std::string>{(dir_ / "gpt-x/level1/eval_results.json").string(),
-                                      (dir_ / "gpt-x/level2/eval_results.json").string()}));
+  try {
+    export_eval_results(records, dir_.string(), {});
+    ADD_FAILURE() << "a run of two levels exported into one file";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("gpt-x (levels 1, 2)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--level"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_)) << "nothing written";
+  ExportOptions two;
+  two.level = 2;
+  auto result = export_eval_results(records, (dir_ / "level2").string(), two);
+  EXPECT_EQ(result.files, (std::vector<std::string>{(dir_ / "level2/gpt-x/eval_results.json").string()}));
+  EXPECT_EQ(read_json(result.files[0]).size(), 2u) << "level 2's problems 19 and 23";
 }
 
 TEST_F(KernelBenchExport, VerifiedFormatMatchesKernelBenchVerifiedsFiles) {
@@ -232,7 +342,7 @@ TEST_F(KernelBenchExport, VerifiedFormatMatchesKernelBenchVerifiedsFiles) {
     std::vector<J> ref_entries;
     for (const auto& [k, e] : theirs.items()) ref_entries.push_back(e);
     auto known = metadata_keys(ref_entries);
-    for (const char* k : {"correctness_issue", "runtime_error", "hidden_runtime_error"})
+    for (const char* k : {"correctness_issue", "runtime_error", "hidden_runtime_error", "compilation_error_name"})
       known.insert(k);
     EXPECT_EQ(keys_in_order(ours), (std::vector<std::string>{"19_0", "19_1", "23_0"}));
     for (const auto& [key, e] : ours.items()) {

@@ -135,6 +135,42 @@ TEST(MarkdownPrinter, HasEverySectionAndTheHeadlineNumbers) {
   EXPECT_NE(md.find(fmt::format("| {:.1f}% |", a.correctness_rate * 100)), std::string::npos);
 }
 
+// A DB of verdicts none of which judged a kernel (a CPU machine, CUDA candidates): a banner that
+// says so and why, not empty tables and "speedups vs `?`".
+TEST(MarkdownPrinter, NothingJudgedIsABannerNotEmptyTables) {
+  std::vector<VerdictRecord> records;
+  for (int p = 1; p <= 3; ++p) {
+    testing::FakeVerdict f;
+    f.problem = p;
+    f.protocol = "standard";
+    f.outcome = p < 3 ? Outcome::skipped : Outcome::internal_error;
+    auto r = testing::make_record(f);
+    r.verdict.reason = p < 3 ? "candidate needs CUDA (x); run it with --device cuda" : "cannot start the sandbox";
+    records.push_back(r);
+  }
+  auto report = build_report(records, ReportOptions{"", "cpu.db"});
+  auto md = render_markdown(report);
+  EXPECT_NE(md.find("Nothing was judged"), std::string::npos) << md;
+  EXPECT_NE(md.find("2 skipped: CUDA candidates need a GPU"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 internal_error (kbv's own fault), the first: cannot start the sandbox"), std::string::npos) << md;
+  EXPECT_EQ(md.find("## Summary"), std::string::npos) << md;
+  EXPECT_EQ(md.find("`?`"), std::string::npos) << md;
+  auto html = render_html(report);
+  EXPECT_NE(html.find("class=\"banner\""), std::string::npos);
+  EXPECT_EQ(html.find("<h2>Summary</h2>"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(render_json(report))["nothing_judged"].get<std::string>().empty());
+
+  // One judged verdict: the tables are back, and no banner.
+  testing::FakeVerdict f;
+  f.problem = 4;
+  f.protocol = "standard";
+  f.speedup_off = 1.5;
+  records.push_back(testing::make_record(f));
+  auto judged = build_report(records, ReportOptions{"", "cpu.db"});
+  EXPECT_TRUE(judged.nothing_judged.empty());
+  EXPECT_NE(render_markdown(judged).find("## Summary"), std::string::npos);
+}
+
 TEST(JsonPrinter, CarriesTheNumbersAndEveryFieldOfEachBestSample) {
   auto report = suite_report("verified");
   auto j = nlohmann::json::parse(render_json(report));
@@ -158,12 +194,18 @@ class ExportTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
+TEST_F(ExportTest, WritesOneKernelBenchFilePerRunOfTheLevelAsked) {
   auto records = testing::synthetic_suite();
-  auto result = export_eval_results(records, dir_.string(), {ExportFormat::kernelbench, "verified"});
+  EXPECT_THROW(export_eval_results(records, dir_.string(), {ExportFormat::kernelbench, "verified"}), UsageError)
+      << "two levels, one file each: --level says which";
+  ExportOptions options{ExportFormat::kernelbench, "verified"};
+  options.level = 1;
+  auto result = export_eval_results(records, (dir_ / "level1").string(), options);
+  options.level = 2;
+  EXPECT_EQ(export_eval_results(records, (dir_ / "level2").string(), options).files.size(), 3u);
   EXPECT_EQ(result.protocol, "verified");
-  EXPECT_EQ(result.files.size(), 3u * 2u) << "three runs, two levels";
-  fs::path file = dir_ / "gpt-x" / "level1" / "eval_results.json";
+  EXPECT_EQ(result.files.size(), 3u) << "three runs";
+  fs::path file = dir_ / "level1" / "gpt-x" / "eval_results.json";
   ASSERT_TRUE(fs::exists(file));
   std::ifstream in(file);
   auto j = nlohmann::json::parse(in);
@@ -206,7 +248,9 @@ TEST_F(ExportTest, WritesOneKernelBenchFilePerRunAndLevel) {
 
 TEST_F(ExportTest, DefaultsToTheStrictestProtocolAndRejectsAbsentOnes) {
   auto records = testing::synthetic_suite();
-  EXPECT_EQ(export_eval_results(records, dir_.string(), {}).protocol, "strict");
+  ExportOptions level1;
+  level1.level = 1;
+  EXPECT_EQ(export_eval_results(records, dir_.string(), level1).protocol, "strict");
   EXPECT_THROW(export_eval_results(records, dir_.string(), {ExportFormat::kernelbench, "lenient"}), UsageError);
   EXPECT_THROW(export_eval_results({}, dir_.string(), {}), UsageError);
   EXPECT_THROW(export_format_from_name("kernelbench2"), UsageError);

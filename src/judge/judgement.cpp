@@ -283,6 +283,9 @@ bool Judgement::settle(F&& body) {
     verdict_.outcome = Outcome::internal_error;
     verdict_.reason = std::string("kbv-judge internal error: ") + e.what();
   }
+  // The judge short of device memory while the sandbox holds more than its share is the
+  // candidate's doing, never the problem's or kbv's.
+  blame_starvation();
   return false;
 }
 

@@ -147,7 +147,7 @@ void Judgement::await_build() {
   build_cache_record(cache_);
   verdict_.build = build;
   // The judge's look at the sandbox's processes, not its report: the import has loaded them.
-  observe_custom_kernel(build);
+  observe_custom_kernel(&build);
   if (profile::enabled()) add_sandbox_profile(reply);
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
@@ -184,7 +184,7 @@ void Judgement::finish_build_only() {
   build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
   build_cache_record(cache_);
   verdict_.build = build;
-  observe_custom_kernel(build);
+  observe_custom_kernel(&build);
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
     std::string message = first_line(f.str("message", 8000));

@@ -36,15 +36,18 @@ bool is_out_of_memory(const std::string& text) {
   return false;
 }
 
-void Judgement::observe_custom_kernel(const BuildResult& build) {
-  if (!sandbox_) return;
+bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
+
+void Judgement::observe_custom_kernel(const BuildResult* build) {
+  if (!sandbox_ || verdict_.custom_kernel) return;
   const std::vector<std::string> loaded = libraries_mapped_from(cache_.dir, isolation::sandbox_processes(sandbox_->launched()));
   verdict_.custom_kernel = !loaded.empty();
-  // The sandbox's account of what it built, against the judge's look at its processes.
-  if (!build.extensions.empty() && loaded.empty())
+  // The sandbox's account of what its import built, against the judge's look at its processes
+  // right after that import (load_inline builds and loads at once).
+  if (build && !build->extensions.empty() && loaded.empty())
     flag(FlagName::sandbox_account_differs,
-         "build: the sandbox reported " + std::to_string(build.extensions.size()) + " extension(s) (first '" +
-             first_line(build.extensions.front().requested_name, 80) +
+         "build: the sandbox reported " + std::to_string(build->extensions.size()) + " extension(s) (first '" +
+             first_line(build->extensions.front().requested_name, 80) +
              "') but no library in its build-cache entry is loaded in its processes; custom_kernel is false");
 }
 
@@ -81,11 +84,7 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what) {
   if (!is_out_of_memory(what)) return std::nullopt;
   auto h = device_holders();
   if (!h) return std::nullopt;
-  // Its share: as much as the judge holds itself (the judge keeps Model, its weights, every input
-  // with a pristine copy and the references: all a candidate's computation needs and more), and
-  // never less than an eighth of the device. Past that, the judge's shortage is the candidate's.
-  const std::int64_t share = std::max(h->judge, h->total / 8);
-  if (h->sandbox <= share) return std::nullopt;
+  if (!sandbox_over_share(*h)) return std::nullopt;
   const std::string evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) +
                                " (the judge " + gib(h->judge) + ") when the judge ran out of device memory: " +
                                first_line(what, 300);

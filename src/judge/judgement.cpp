@@ -487,6 +487,7 @@ void Judgement::begin_protocol(const Protocol& protocol) {
 
 void Judgement::protocol_stages() {
   profile::timed("models.construct_candidate", [&] { construct_candidate(); });
+  observe_custom_kernel();
   // Model is built under the backend state the first protocol's was, and that state is what every
   // baseline sample restores (not what the previous protocol's samples left).
   if (backend_state_) torch_host::restore_backend_state(*backend_state_);
@@ -494,6 +495,7 @@ void Judgement::protocol_stages() {
   if (!backend_state_) backend_state_ = torch_host::capture_backend_state();
   profile::timed("models.hand_over_weights", [&] { hand_over_weights(); });
   profile::timed("correctness", [&] { check_correctness(); });
+  observe_custom_kernel();
   if (strict()) profile::timed("custom_kernel", [&] { check_custom_kernel(); });
   if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) profile::timed("memory", [&] { measure_memory(); });
   if (job_.timing.enabled) {

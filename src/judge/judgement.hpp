@@ -69,6 +69,12 @@ struct DeviceHolders {
 // OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
 bool is_out_of_memory(const std::string& text);
 
+// The sandbox holds more than its share of the device: more than the judge holds itself (Model,
+// its weights, every input with a pristine copy and the references: all a candidate's computation
+// needs and more) and more than an eighth of the device. A judge's out-of-memory is then the
+// candidate's doing.
+bool sandbox_over_share(const DeviceHolders& h);
+
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {
   std::vector<at::Tensor> snapshot;  // judge-owned copies, taken right after the call's end
@@ -126,8 +132,9 @@ class Judgement {
   // judge_evidence.cpp: figures from the judge's own evidence.
   // custom_kernel: a library of the candidate's build-cache entry is mapped in one of its
   // sandbox's processes (not the sandbox's report of what it built, `build`, which is only
-  // cross-checked).
-  void observe_custom_kernel(const BuildResult& build);
+  // cross-checked where given: right after the import). Looked at again once ModelNew is built
+  // and once its correctness calls ran (an extension loaded in __init__ or on first use).
+  void observe_custom_kernel(const BuildResult* build = nullptr);
   // Per-process device memory from the driver; nullopt without a GPU, a sandbox or NVML.
   std::optional<DeviceHolders> device_holders();
   // An out-of-memory in the judge (`what` says so) while the sandbox holds more than its share of

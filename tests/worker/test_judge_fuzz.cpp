@@ -85,7 +85,7 @@ std::vector<Case> awkward_tensors() {
                                        .reshape({2, 4})});
   out.push_back({"Int extremes", at::tensor({INT32_MAX, INT32_MIN, 0, -1, 1, INT32_MAX, INT32_MIN, 7}, at::TensorOptions().dtype(at::kInt))
                                      .reshape({2, 4})});
-  out.push_back({"Bool", at::tensor({true, false, true, true, false, false, true, false}).reshape({2, 4})});
+  out.push_back({"Bool", at::tensor({1, 0, 1, 1, 0, 0, 1, 0}, at::TensorOptions().dtype(at::kInt)).to(at::kBool).reshape({2, 4})});
   out.push_back({"Bool all true", at::ones({2, 4}, at::TensorOptions().dtype(at::kBool))});
   out.push_back({"Bool empty", at::empty({0}, at::TensorOptions().dtype(at::kBool))});
   at::Tensor re = filled({1, kInf, kNaN, 0, 3.4e38, -1, 2, 1e-40}, at::kFloat, {2, 4});
@@ -124,7 +124,9 @@ TEST(JudgeFuzz, ComparisonsNeverThrowOnAnyPair) {
         for (bool nan_pattern : {false, true}) {
           must_not_throw("compare_outputs(" + what + ")", [&] {
             OutputComparison cmp = compare_outputs({r.t}, {c.t}, tol, nan_pattern);
-            if (!cmp.ok) EXPECT_FALSE(cmp.reason.empty()) << what;
+            if (!cmp.ok) {
+              EXPECT_FALSE(cmp.reason.empty()) << what;
+            }
           });
           must_not_throw("outputs_match(" + what + ")", [&] { outputs_match({r.t}, {c.t}, tol, nan_pattern); });
         }
@@ -154,7 +156,7 @@ TEST(JudgeFuzz, DegenerateAuditNeverThrows) {
       a.is_tensor = true;
       a.tensor = in.t;
       inputs.push_back(a);
-      for (const Tolerance& tol : tolerances())
+      for (const Tolerance& tol : {tolerances()[0], tolerances()[3]})
         for (bool nan_pattern : {false, true})
           must_not_throw("trivial_pass(reference " + r.name + ", input " + in.name + ")",
                          [&] { trivial_pass({r.t}, inputs, tol, nan_pattern); });
@@ -183,6 +185,7 @@ TEST(JudgeFuzz, NumericsModelNeverThrows) {
     for (const auto& e : cases)
       for (const auto& c : cases) {
         if (e.t.defined() && truth.defined() && e.t.sizes() != truth.sizes()) continue;  // as the judge calls it
+        if (e.t.defined() && !e.t.is_floating_point()) continue;  // eager's output is the reference's dtype
         must_not_throw("check_numerics(truth " + t.name + ", eager " + e.name + ", candidate " + c.name + ")", [&] {
           NumericsCheck check = check_numerics({truth}, {e.t}, {c.t});
           if (check.within) {

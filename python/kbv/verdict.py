@@ -35,7 +35,8 @@ class Outcome:
 
 
 # Flags that inform rather than accuse (docs/checks.md, "(info)").
-INFORMATIONAL_FLAGS = frozenset({"no_custom_kernel", "degenerate", "build_cache_tampered"})
+INFORMATIONAL_FLAGS = frozenset({"no_custom_kernel", "degenerate", "build_cache_tampered", "lower_precision",
+                                 "sandbox_account_differs"})
 
 
 def _convert(value: Any, kind: Any) -> Any:

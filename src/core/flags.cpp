@@ -5,7 +5,7 @@
 namespace kbv {
 namespace {
 
-constexpr std::array<FlagInfo, 12> kFlags{{
+constexpr std::array<FlagInfo, 15> kFlags{{
     {FlagName::input_mutated, "input_mutated", true},
     {FlagName::output_aliases_input, "output_aliases_input", true},
     {FlagName::result_reuse, "result_reuse", true},
@@ -16,6 +16,9 @@ constexpr std::array<FlagInfo, 12> kFlags{{
     {FlagName::persisting_l2, "persisting_l2", true},
     {FlagName::build_cache_tampered, "build_cache_tampered", true},
     {FlagName::device_busy, "device_busy", true},
+    {FlagName::judge_starved, "judge_starved", true},
+    {FlagName::lower_precision, "lower_precision", false},
+    {FlagName::sandbox_account_differs, "sandbox_account_differs", false},
     {FlagName::no_custom_kernel, "no_custom_kernel", false},
     {FlagName::degenerate, "degenerate", false},
 }};

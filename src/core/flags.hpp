@@ -18,6 +18,9 @@ enum class FlagName {
   persisting_l2,         // the candidate set persisting-L2 state
   build_cache_tampered,  // a built extension changed after kbv recorded its hash
   device_busy,           // the sandbox's context kept the GPU busy while the judge timed the baselines
+  judge_starved,         // the judge ran out of device memory while the sandbox held more than its share
+  lower_precision,       // informational: the candidate's error is that of half precision, not the problem's
+  sandbox_account_differs,  // informational: the sandbox's report disagrees with what the judge observed
   no_custom_kernel,      // informational: a PyTorch-only rewrite
   degenerate,            // informational: a trivial output passes every distribution
 };

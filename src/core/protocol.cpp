@@ -30,6 +30,7 @@ std::string_view distribution_kind_name(DistributionKind k) {
     case DistributionKind::zeros_ties: return "zeros_ties";
     case DistributionKind::reinit_params: return "reinit_params";
     case DistributionKind::hidden_file: return "hidden_file";
+    case DistributionKind::wide_range: return "wide_range";
   }
   return "unknown";
 }
@@ -90,6 +91,7 @@ std::vector<DistributionSpec> Protocol::distributions(std::uint64_t secret) cons
   out.push_back({"zeros_ties", DistributionKind::zeros_ties, 1.0, mix(secret + 3)});
   out.push_back({"reinit_params", DistributionKind::reinit_params, 1.0, mix(secret + 4)});
   out.push_back({"sparse_spike", DistributionKind::sparse_spike, 1.0, mix(secret + 5)});
+  out.push_back({"wide_range", DistributionKind::wide_range, 1.0, mix(secret + 6)});
   return out;
 }
 
@@ -101,7 +103,8 @@ const Protocol& protocol_by_name(std::string_view name) {
   // Version 3 of strict: device_busy (a strict verdict stored before it was never checked for it).
   // Version 5 of strict: sparse_spike's spikes reach 1000 (100..200 let 1 in 10 subset sums pass).
   static const Protocol kVerified{"verified", 3, BaselineKind::eager_tf32_on, false, false, false, true, true};
-  static const Protocol kStrict{"strict", 5, BaselineKind::eager_tf32_on, true, true, true, true, true};
+  // Version 6 of strict: wide_range (values fp16 cannot hold, where the problem's dtype can).
+  static const Protocol kStrict{"strict", 6, BaselineKind::eager_tf32_on, true, true, true, true, true};
   if (name == "standard") return kStandard;
   if (name == "verified") return kVerified;
   if (name == "strict") return kStrict;

@@ -21,6 +21,7 @@ enum class DistributionKind {
   zeros_ties,       // fresh values on a coarse grid: many exact zeros and ties
   sparse_spike,     // fresh N(0, 0.01^2) with 16 spikes of 100..200: a kernel that samples or skips terms misses them
   reinit_params,    // scaled x1 inputs, but parameters re-initialised (non-zero biases, non-unit norms)
+  wide_range,       // fresh values of magnitude 1e-6..1e5 (beyond fp16's largest and below its normals) where the dtype holds them
   hidden_file,      // set `input_set` of a KernelBench-Verified hidden-test file's get_hidden_inputs()
 };
 std::string_view distribution_kind_name(DistributionKind k);

@@ -1,7 +1,8 @@
 // The candidate's side of an evaluation up to its first call: its build (in the sandbox, into
 // its build-cache entry), ModelNew, and Model's weights handed over. Every answer from the
 // sandbox is checked; its word decides nothing but what it alone can know (what it built, which
-// of its state entries took the weights), and even that only as data the judge reports.
+// of its state entries took the weights), and even that only as data the judge reports:
+// custom_kernel is the judge's own look at the sandbox's processes (judge_evidence.cpp).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,8 +145,9 @@ void Judgement::await_build() {
   build.log_tail = tail_of_file(cache_.log, 8 * 1024);
   build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
   build_cache_record(cache_);
-  verdict_.custom_kernel = !build.extensions.empty();
   verdict_.build = build;
+  // The judge's look at the sandbox's processes, not its report: the import has loaded them.
+  observe_custom_kernel(&build);
   if (profile::enabled()) add_sandbox_profile(reply);
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
@@ -181,8 +183,8 @@ void Judgement::finish_build_only() {
   build.log_tail = tail_of_file(cache_.log, 8 * 1024);
   build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
   build_cache_record(cache_);
-  verdict_.custom_kernel = !build.extensions.empty();
   verdict_.build = build;
+  observe_custom_kernel(&build);
   if (reply["type"] == "failed") {
     ipc::Fields f(reply, "failed");
     std::string message = first_line(f.str("message", 8000));

@@ -112,6 +112,24 @@ NumericsCheck Judgement::numerics_against_truth(const ArgList& inputs, const std
   return check;
 }
 
+namespace {
+
+// Elements, over every output, where the candidate's value is inf or NaN and the reference's is
+// finite (outputs that differ in shape or dtype count nothing: the comparison judged them).
+std::int64_t non_finite_where_finite(const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& out) {
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < ref.size() && i < out.size(); ++i) {
+    const at::Tensor &r = ref[i], &c = out[i];
+    if (!r.defined() || !c.defined() || r.sizes() != c.sizes() || r.device() != c.device() || !r.is_floating_point() ||
+        !c.is_floating_point())
+      continue;
+    n += at::isfinite(r).logical_and_(at::isfinite(c).logical_not_()).sum().item<std::int64_t>();
+  }
+  return n;
+}
+
+}  // namespace
+
 void Judgement::check_candidate_call(const std::string& dist, const CallOutputs& out) {
   if (out.input_mutation) flag(FlagName::input_mutated, dist + ": " + *out.input_mutation);
   for (std::size_t i = 0; i < out.aliased_inputs.size(); ++i)
@@ -141,6 +159,10 @@ void Judgement::check_correctness() {
   result.atol = tol.atol;
   result.rtol = tol.rtol;
   std::optional<Ending> failure;
+  // lower_precision: wide_range (values beyond fp16's range) is the only draw that fails, with inf
+  // or NaN where the reference is finite: what a kernel computing in fp16 returns.
+  std::optional<std::string> beyond_half_range;
+  int other_failures = 0;
   for (const auto& spec : correctness_distributions()) {
     DistributionResult d;
     d.name = spec.name;
@@ -187,6 +209,10 @@ void Judgement::check_correctness() {
         profile::Step step("correctness.reference");
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
+        // Out of device memory while the sandbox holds more than its share: the candidate's
+        // doing, and never a skipped distribution (a candidate that could starve the reference of
+        // the draws it fails would have them skipped).
+        if (auto end = starvation_ending(torch_host::describe_python_error(e).one_line())) throw *end;
         // A hidden-test list went through Model before the candidate ran at all: failing now
         // is no property of the list, and skipping it would drop the file's check.
         if (spec.kind == DistributionKind::hidden_file)
@@ -211,9 +237,16 @@ void Judgement::check_correctness() {
         d.max_rel_err = cmp.max_rel_err;
         d.mismatched = cmp.mismatched;
         d.numel = cmp.numel;
-        d.trivial_pass = [&] {
+        d.trivial_pass = [&]() -> std::string {
           profile::Step step("correctness.trivial_pass");
-          return trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
+          // An informational audit of the problem: a failure of kbv's here costs the verdict
+          // nothing but the audit (tests/worker/test_judge_fuzz.cpp keeps it from throwing).
+          try {
+            return trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
+          } catch (const std::exception& e) {
+            warn(spec.name + ": the degenerate-problem audit could not run: " + first_line(e.what()));
+            return "";
+          }
         }();
         if (!cmp.ok && !failure) {
           profile::Step step("correctness.explain");
@@ -226,6 +259,16 @@ void Judgement::check_correctness() {
           } else {
             failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
           }
+        }
+        if (!cmp.ok && spec.kind != DistributionKind::wide_range) ++other_failures;
+        if (!cmp.ok && spec.kind == DistributionKind::wide_range && !beyond_half_range) {
+          const std::int64_t n = guarded(Outcome::internal_error, spec.name + ": counting non-finite outputs",
+                                         [&] { return non_finite_where_finite(ref, out.snapshot); });
+          if (n > 0)
+            beyond_half_range = spec.name + ": " + std::to_string(n) + " output elements are inf or NaN where the reference "
+                                "is finite, on inputs beyond fp16's largest value (65504) that every other draw stays "
+                                "within, and every other draw passed: the kernel computes in half precision where the "
+                                "problem asks for " + std::string(precision_name(precision_));
         }
         if (strict() && cmp.ok && !determinism_checked_) {
           // nondeterministic: the same inputs again, compared with the first call's snapshot.
@@ -243,6 +286,7 @@ void Judgement::check_correctness() {
     }
     result.distributions.push_back(d);
   }
+  if (beyond_half_range && other_failures == 0) flag(FlagName::lower_precision, *beyond_half_range);
   flag_degenerate(result);
   verdict_.correctness = result;
   if (failure) throw *failure;

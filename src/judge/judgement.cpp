@@ -283,6 +283,9 @@ bool Judgement::settle(F&& body) {
     verdict_.outcome = Outcome::internal_error;
     verdict_.reason = std::string("kbv-judge internal error: ") + e.what();
   }
+  // The judge short of device memory while the sandbox holds more than its share is the
+  // candidate's doing, never the problem's or kbv's.
+  blame_starvation();
   return false;
 }
 
@@ -485,6 +488,7 @@ void Judgement::begin_protocol(const Protocol& protocol) {
 
 void Judgement::protocol_stages() {
   profile::timed("models.construct_candidate", [&] { construct_candidate(); });
+  observe_custom_kernel();
   // Model is built under the backend state the first protocol's was, and that state is what every
   // baseline sample restores (not what the previous protocol's samples left).
   if (backend_state_) torch_host::restore_backend_state(*backend_state_);
@@ -492,6 +496,7 @@ void Judgement::protocol_stages() {
   if (!backend_state_) backend_state_ = torch_host::capture_backend_state();
   profile::timed("models.hand_over_weights", [&] { hand_over_weights(); });
   profile::timed("correctness", [&] { check_correctness(); });
+  observe_custom_kernel();
   if (strict()) profile::timed("custom_kernel", [&] { check_custom_kernel(); });
   if (device_.is_cuda() && protocol_->measure_memory && job_.measure_memory) profile::timed("memory", [&] { measure_memory(); });
   if (job_.timing.enabled) {

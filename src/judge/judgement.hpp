@@ -31,6 +31,7 @@
 #include "core/protocol.hpp"
 #include "core/stage.hpp"
 #include "core/verdict.hpp"
+#include "cuda/process_memory.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/build_cache.hpp"
 #include "judge/compare.hpp"
@@ -56,6 +57,24 @@ struct Ending {
   Outcome outcome;
   std::string reason;
 };
+
+// Device memory by holder, as the driver accounts it per process (NVML): the candidate's sandbox
+// above kbv's twin, the judge itself, and the device's total.
+struct DeviceHolders {
+  std::int64_t sandbox = 0;
+  std::int64_t judge = 0;
+  std::int64_t total = 0;
+};
+
+// The text of an error says the device (or an allocator on it) ran out of memory: torch's
+// OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
+bool is_out_of_memory(const std::string& text);
+
+// The sandbox holds more than its share of the device: more than the judge holds itself (Model,
+// its weights, every input with a pristine copy and the references: all a candidate's computation
+// needs and more) and more than an eighth of the device. A judge's out-of-memory is then the
+// candidate's doing.
+bool sandbox_over_share(const DeviceHolders& h);
 
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {
@@ -120,6 +139,21 @@ class Judgement {
   bool protocol_tf32() const { return protocol_->baseline == BaselineKind::eager_tf32_on; }
   void check_speed_bound();
   void check_custom_kernel();
+
+  // judge_evidence.cpp: figures from the judge's own evidence.
+  // custom_kernel: a library of the candidate's build-cache entry is mapped in one of its
+  // sandbox's processes (not the sandbox's report of what it built, `build`, which is only
+  // cross-checked where given: right after the import). Looked at again once ModelNew is built
+  // and once its correctness calls ran (an extension loaded in __init__ or on first use).
+  void observe_custom_kernel(const BuildResult* build = nullptr);
+  // Per-process device memory from the driver; nullopt without a GPU, a sandbox or NVML.
+  std::optional<DeviceHolders> device_holders();
+  // An out-of-memory in the judge (`what` says so) while the sandbox holds more than its share of
+  // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
+  std::optional<Ending> starvation_ending(const std::string& what);
+  // settle()'s last word: a problem_error or internal_error that is such an out-of-memory
+  // becomes the candidate's.
+  void blame_starvation();
   [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
 
   // problem_phase.cpp
@@ -240,6 +274,7 @@ class Judgement {
   // The candidate's side, as the judge sees it.
   std::unique_ptr<RunnerClient> sandbox_;
   std::unique_ptr<RunnerClient> twin_;
+  std::unique_ptr<cuda::ProcessMemory> nvml_;  // opened on first use (device_holders)
   std::optional<std::string> runner_start_error_;
   std::int64_t sandbox_uid_ = -1;      // the sandbox's uid outside its namespace
   nlohmann::json sandbox_hello_, twin_hello_;  // their jobs, sent by begin_turn()

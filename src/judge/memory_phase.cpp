@@ -1,8 +1,11 @@
 // Memory: peak device memory of one forward, candidate vs baseline, and what each holds between
 // calls. The baseline is measured here, in the judge (caching allocator + CUPTI). The candidate's
-// peak is measured by the same code inside its sandbox and reported back: its own account, which
-// a candidate that has read kbv could understate (docs/architecture.md, "what is not in force");
-// its resident bytes are what its allocator holds between calls, by the same account.
+// figure is the judge's own: the device memory the driver accounts to its sandbox's processes
+// (NVML, judge_evidence.cpp), read right after its measured forward and again at random timed
+// rounds; the footprint the reports compare is never below it. The sandbox's account of its peak
+// and resident bytes (measured by the same code as the baseline's, inside the sandbox, and
+// reported over a channel the candidate can relay and rewrite) is kept beside it as a
+// cross-check: an account far below what the driver shows is the flag sandbox_account_differs.
 #include "ipc/message_fields.hpp"
 #include "judge/distributions.hpp"
 #include "judge/held_memory.hpp"
@@ -47,7 +50,23 @@ void Judgement::measure_memory() {
     result.candidate.resident_bytes = f.integer("resident", 0, std::int64_t{1} << 50);
     return 0;
   });
-  result.method += "; candidate: measured in its sandbox and reported";
+  // The judge's own reading, with the forward's memory still in the sandbox's allocator.
+  const auto overhead = MemoryUse::kProcessOverheadBytes;
+  if (auto held = device_holders()) {
+    result.candidate.process_bytes = held->sandbox;
+    result.method += "; candidate: its processes' device memory from the driver (NVML), its sandbox's own account beside it";
+    const std::int64_t account = result.candidate.resident_bytes + result.candidate.peak_device_bytes;
+    // Beyond what an honest process holds past its own account (libraries' workspaces, kernel
+    // code: kProcessOverheadBytes) and a quarter for the allocator's rounding.
+    if (held->sandbox - overhead > account + account / 4 + overhead)
+      flag(FlagName::sandbox_account_differs,
+           "memory: the sandbox reported a peak of " + std::to_string(result.candidate.peak_device_bytes) + " bytes and " +
+               std::to_string(result.candidate.resident_bytes) + " held, the driver showed its processes holding " +
+               std::to_string(held->sandbox) + " bytes");
+  } else {
+    result.method += "; candidate: its sandbox's own account (the driver gave no per-process figure)";
+    warn("memory: the candidate's figure is its sandbox's own account: the driver gave no per-process figure (NVML)");
+  }
   result.ratio_allocated = ratio(result.candidate.peak_allocated_bytes, result.baseline.peak_allocated_bytes);
   result.ratio_device = ratio(result.candidate.peak_device_bytes, result.baseline.peak_device_bytes);
   result.ratio_footprint = ratio(result.candidate.footprint_bytes(), result.baseline.footprint_bytes());
@@ -57,7 +76,8 @@ void Judgement::measure_memory() {
 void Judgement::record_process_memory(std::int64_t bytes) {
   if (!verdict_.memory) return;
   MemoryResult& m = *verdict_.memory;
-  m.candidate.process_bytes = bytes;
+  // The most the judge saw, here or in the memory phase's own reading.
+  m.candidate.process_bytes = std::max(m.candidate.process_bytes.value_or(0), bytes);
   m.ratio_footprint = ratio(m.candidate.footprint_bytes(), m.baseline.footprint_bytes());
 }
 

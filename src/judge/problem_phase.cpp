@@ -163,7 +163,7 @@ void Judgement::audit_problem() {
         torch_host::synchronize(device_);
         return o;
       });
-      for (const auto& t : ref) d.numel += t.numel();
+      for (const auto& t : ref) d.numel += t.defined() ? t.numel() : 0;
       if (!all_finite(ref)) {
         d.status = DistributionStatus::fail;
         d.reason = "the reference output has NaN/Inf";

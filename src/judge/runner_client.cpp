@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,11 +87,27 @@ void RunnerClient::fail(const ipc::ChannelError& e) {
   throw RunnerError(RunnerError::Kind::protocol, e.what());
 }
 
+std::string RunnerClient::fresh_token() {
+  // From the kernel's generator: a relay that has seen every earlier token (mt19937's state can
+  // be rebuilt from 312 outputs) still cannot tell the next one.
+  unsigned long long value = 0;
+  if (::getrandom(&value, sizeof value, 0) != static_cast<ssize_t>(sizeof value)) value = tokens_();
+  char token[17];
+  std::snprintf(token, sizeof token, "%016llx", value);
+  return token;
+}
+
 void RunnerClient::send(const nlohmann::json& body, const std::vector<int>& fds) {
   // A runner only ever answers: anything waiting now was sent out of turn.
   if (channel_.pending()) throw RunnerError(RunnerError::Kind::protocol, "the sandbox sent a message nobody asked for");
+  // Every request gets a fresh token that its answers must carry back: an answer written before
+  // the request (queued ahead, or kept from an earlier one) cannot know it. "bye" wants no answer:
+  // after it, nothing the runner says is asked for.
+  nlohmann::json stamped = body;
+  token_ = body.value("type", "") == "bye" ? std::string() : fresh_token();
+  if (!token_.empty()) stamped["token"] = token_;
   try {
-    channel_.send(body, fds);
+    channel_.send(stamped, fds);
   } catch (const ipc::ChannelError& e) {
     fail(e);
   }
@@ -107,6 +124,14 @@ nlohmann::json RunnerClient::receive(const std::string& expect, ipc::Clock::time
   std::string type = m.type();
   if (type != expect && type != "failed")
     throw RunnerError(RunnerError::Kind::protocol, "expected a '" + expect + "' message, got '" + type.substr(0, 40) + "'");
+  // The answer to the request the judge made last, and to no other: "failed" included (a relay
+  // that fakes a failure must know the request too). A call's answers are checked against that
+  // call's own token by receive_answer(), so that calls may be in flight together.
+  if (expect == "called" || expect == "completed") return std::move(m.body);
+  auto token = m.body.find("token");
+  if (token_.empty() || token == m.body.end() || !token->is_string() || token->get<std::string>() != token_)
+    throw RunnerError(RunnerError::Kind::protocol, "a '" + type.substr(0, 40) + "' message that does not carry the token of the "
+                                                   "judge's request (an answer nobody asked for)");
   return std::move(m.body);
 }
 
@@ -117,10 +142,8 @@ nlohmann::json RunnerClient::request(const nlohmann::json& body, const std::vect
 }
 
 std::string RunnerClient::call(std::uint32_t seq, std::uint32_t slot) {
-  char token[17];
-  std::snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(tokens_()));
-  send({{"type", "call"}, {"seq", seq}, {"slot", slot}, {"token", token}});
-  return token;
+  send({{"type", "call"}, {"seq", seq}, {"slot", slot}});
+  return token_;
 }
 
 nlohmann::json RunnerClient::receive_answer(const std::string& expect, std::uint32_t seq, const std::string& token,

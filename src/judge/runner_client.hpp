@@ -49,6 +49,9 @@ class RunnerClient {
   bool attach_cuda(std::string* error);
 
   // One request, one reply of type `expect` (or "failed", returned as is). Throws RunnerError.
+  // Every request sent carries a fresh random token (the field "token"), and every message
+  // received must carry the token of the last request (a call's answers: that call's, checked by
+  // receive_answer): any other is a protocol RunnerError.
   nlohmann::json request(const nlohmann::json& body, const std::vector<int>& fds, const std::string& expect,
                          ipc::Clock::time_point deadline);
   void send(const nlohmann::json& body, const std::vector<int>& fds = {});
@@ -106,6 +109,8 @@ class RunnerClient {
   std::uintptr_t device_words_ = 0;  // device address of the hop page once registered
   std::uint32_t seq_ = 0;
   std::mt19937_64 tokens_{std::random_device{}()};
+  std::string token_;  // the last request's; empty before the first and after "bye"
+  std::string fresh_token();
 };
 
 // "exited with code 3", "killed by signal 11 (SIGSEGV)" for a wait status (the launcher's helper

@@ -93,6 +93,12 @@ int serve(const std::string& role, ipc::Channel& channel) {
   ipc::Message hello = channel.receive(ipc::Clock::now() + kForever);
   if (hello.type() != "hello") return 4;
   ipc::Fields h(hello.body, "hello");
+  // Every answer carries the token of the request it answers (the judge refuses any other).
+  const std::string hello_token = h.has("token") ? h.str("token", 64) : "";
+  auto answer_hello = [&](nlohmann::json answer) {
+    answer["token"] = hello_token;
+    channel.send(answer);
+  };
   at::Device device = at::kCPU;
   // A build beside an evaluation (kbv run --overlap-builds) sees no GPU: the device only says
   // what to build for, and nothing below touches CUDA (no context on the evaluation's device).
@@ -100,7 +106,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
   try {
     device = device_free ? at::Device(h.str("device", 32)) : torch_host::resolve_device(h.str("device", 32));
   } catch (const std::exception& e) {
-    channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", e.what()}});
+    answer_hello({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", e.what()}});
     return 0;
   }
   const bool uses_gpu = device.is_cuda() && !device_free;
@@ -122,7 +128,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
       std::string error;
       std::uintptr_t base = cuda::register_host_words(hop.page.data(), hop.page.size(), &error);
       if (!base) {
-        channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "hop page: " + error}});
+        answer_hello({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "hop page: " + error}});
         return 0;
       }
       hop.start = base + offsetof(ipc::HopWords, start);
@@ -140,7 +146,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
     if (device.has_index()) cudaSetDevice(device.index());
     scrub = cuda::SharedMemoryScrub::load(&error);
     if (!scrub) {
-      channel.send({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "shared-memory scrub: " + error}});
+      answer_hello({{"type", "failed"}, {"stage", "device"}, {"kind", "runtime_error"}, {"message", "shared-memory scrub: " + error}});
       return 0;
     }
   }
@@ -150,7 +156,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
   at::Tensor null_work;  // the twin's one tiny kernel per call
   if (twin) {
     if (device.is_cuda()) null_work = at::zeros({1}, at::TensorOptions().device(device));
-    channel.send({{"type", "ready"}});
+    answer_hello({{"type", "ready"}});
   } else {
     if (uses_gpu) torch_host::memory_tracking_start(device);
     step_done("sandbox.tracking");
@@ -160,7 +166,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
       for (const auto& [name, seconds] : host->set_up_seconds().items()) profile[name] = seconds;
       answer["profile"] = profile;
     }
-    channel.send(answer);
+    answer_hello(answer);
     if (answer["type"] != "imported") return 0;
   }
 
@@ -171,12 +177,17 @@ int serve(const std::string& role, ipc::Channel& channel) {
     std::string type = m.type();
     ipc::Fields f(m.body, type);
     if (type == "bye") return 0;
+    const std::string request_token = f.has("token") ? f.str("token", 64) : "";
+    auto answer = [&](nlohmann::json a) {
+      a["token"] = request_token;
+      channel.send(a);
+    };
     if (type == "construct" && host) {
-      channel.send(host->construct(f));
+      answer(host->construct(f));
     } else if (type == "weights" && host) {
-      channel.send(host->load_weights(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
+      answer(host->load_weights(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
     } else if (type == "bind" && host) {
-      channel.send(host->bind(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
+      answer(host->bind(f, m.fds.empty() ? ipc::UniqueFd() : std::move(m.fds[0])));
     } else if (type == "call") {
       auto seq = static_cast<std::uint32_t>(f.integer("seq", 1, UINT32_MAX));
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
@@ -223,19 +234,19 @@ int serve(const std::string& role, ipc::Channel& channel) {
       }
     } else if (type == "memory" && host) {
       auto slot = static_cast<std::uint32_t>(f.integer("slot", 0, ipc::kMaxSlots - 1));
-      nlohmann::json answer{{"type", "memory"}};
+      nlohmann::json report{{"type", "memory"}};
       try {
         last_outputs.clear();
         MemoryUse use = torch_host::measure_forward_memory(device, [&] { auto out = host->forward(slot); });
-        answer["peak_allocated"] = use.peak_allocated_bytes;
-        answer["peak_device"] = use.peak_device_bytes;
-        answer["resident"] = torch_host::allocated_bytes(device);
-        answer["status"] = "ok";
+        report["peak_allocated"] = use.peak_allocated_bytes;
+        report["peak_device"] = use.peak_device_bytes;
+        report["resident"] = torch_host::allocated_bytes(device);
+        report["status"] = "ok";
       } catch (...) {
-        answer["status"] = "error";
-        answer["error"] = what_of(std::current_exception());
+        report["status"] = "error";
+        report["error"] = what_of(std::current_exception());
       }
-      channel.send(answer);
+      answer(report);
     } else {
       std::fprintf(stderr, "kbv-sandbox: unexpected message '%s'\n", type.substr(0, 40).c_str());
       return 5;

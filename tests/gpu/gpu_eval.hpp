@@ -23,7 +23,9 @@ inline std::set<std::string> integrity_flags(const CliResult& r) {
   if (r.verdict.is_object())
     for (const auto& f : r.verdict["flags"]) {
       std::string n = f["name"];
-      if (n != "no_custom_kernel" && n != "degenerate" && n != "build_cache_tampered") names.insert(n);
+      if (n != "no_custom_kernel" && n != "degenerate" && n != "build_cache_tampered" && n != "lower_precision" &&
+          n != "sandbox_account_differs")
+        names.insert(n);
     }
   return names;
 }

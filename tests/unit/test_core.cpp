@@ -47,12 +47,12 @@ TEST(Protocol, StrictSeedsAreSecretAndAddFreshDraws) {
   const auto& p = protocol_by_name("strict");
   auto a = p.distributions(1);
   auto b = p.distributions(2);
-  ASSERT_EQ(a.size(), 9u);
+  ASSERT_EQ(a.size(), 10u);
   EXPECT_NE(a[0].seed, b[0].seed) << "a different secret must change the seeds";
   std::set<DistributionKind> kinds;
   for (const auto& spec : a) kinds.insert(spec.kind);
   for (auto k : {DistributionKind::normal, DistributionKind::heavy_tail, DistributionKind::zeros_ties,
-                 DistributionKind::reinit_params, DistributionKind::sparse_spike})
+                 DistributionKind::reinit_params, DistributionKind::sparse_spike, DistributionKind::wide_range})
     EXPECT_TRUE(kinds.count(k)) << distribution_kind_name(k);
   EXPECT_TRUE(p.nan_pattern_must_match);
 }

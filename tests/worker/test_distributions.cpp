@@ -298,3 +298,41 @@ TEST(ReinitParameters, NoGradLeavesAutogradUsable) {
 
 }  // namespace
 }  // namespace kbv::judge
+
+namespace kbv::judge {
+namespace {
+
+// wide_range (strict v6): values an fp16 kernel cannot hold, where the problem's dtype can.
+TEST(Distributions, WideRangeHoldsWhatHalfPrecisionCannot) {
+  at::Generator gen = make_generator(at::kCPU, 1);
+  at::Tensor x = at::rand({256, 256}, gen, at::kFloat);
+  at::Generator g = make_generator(at::kCPU, 21);
+  at::Tensor y = distribution_tensor(x, {"wide_range", DistributionKind::wide_range, 1.0, 21}, g);
+  ASSERT_EQ(y.scalar_type(), at::kFloat);
+  ASSERT_TRUE(at::isfinite(y).all().item<bool>());
+  const double n = static_cast<double>(y.numel());
+  const double beyond_fp16 = (y.abs() > 65504).sum().item<double>() / n;
+  const double below_normal = (y.abs() < 6.1035e-5).sum().item<double>() / n;
+  EXPECT_GT(beyond_fp16, 0.01) << "values fp16 turns into inf";
+  EXPECT_GT(below_normal, 0.1) << "values below fp16's normal range";
+  EXPECT_GT((y < 0).sum().item<double>() / n, 0.4) << "mixed signs";
+  // What an fp16 kernel sees: inf where the input is beyond its range.
+  EXPECT_FALSE(at::isfinite(y.to(at::kHalf)).all().item<bool>());
+  // bf16 holds the range; its mantissa is what gives it away (the numerics model's business).
+  EXPECT_TRUE(at::isfinite(y.to(at::kBFloat16)).all().item<bool>());
+}
+
+TEST(Distributions, WideRangeKeepsAHalfPrecisionProblemsRange) {
+  at::Generator gen = make_generator(at::kCPU, 1);
+  for (at::ScalarType dt : {at::kHalf, at::kBFloat16}) {
+    at::Tensor x = at::rand({64, 64}, gen, at::kFloat).to(dt);
+    at::Generator g = make_generator(at::kCPU, 22);
+    at::Tensor y = distribution_tensor(x, {"wide_range", DistributionKind::wide_range, 1.0, 22}, g);
+    EXPECT_EQ(y.scalar_type(), dt);
+    EXPECT_TRUE(at::isfinite(y).all().item<bool>()) << c10::toString(dt);
+    EXPECT_LT(y.abs().max().item<double>(), 100.0) << c10::toString(dt);
+  }
+}
+
+}  // namespace
+}  // namespace kbv::judge

@@ -1,0 +1,107 @@
+// Figures the verdict takes from the judge's own evidence, never from the sandbox's word
+// (docs/checks.md, "Where each verdict field comes from"): whether the candidate's own library is
+// loaded (custom_kernel), the device memory its processes hold (the driver's per-process account),
+// and whose fault an out-of-memory in the judge is. The sandbox's channel can be relayed and every
+// answer on it rewritten by the candidate (examples/attacks/relay_forges_answers.py), so what it
+// reports is at most a cross-check, and a disagreement is the informational flag
+// sandbox_account_differs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/process_memory.hpp"
+#include "isolation/freeze.hpp"
+#include "judge/judgement.hpp"
+#include "judge/loaded_libraries.hpp"
+
+namespace kbv::judge {
+namespace {
+
+std::string gib(std::int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / static_cast<double>(std::int64_t{1} << 30));
+  return text;
+}
+
+}  // namespace
+
+bool is_out_of_memory(const std::string& text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* marker : {"out of memory", "outofmemoryerror", "alloc_failed", "memoryallocation", "cudaerrormemoryallocation"})
+    if (lower.find(marker) != std::string::npos) return true;
+  return false;
+}
+
+bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
+
+void Judgement::observe_custom_kernel(const BuildResult* build) {
+  if (!sandbox_ || verdict_.custom_kernel) return;
+  const std::vector<std::string> loaded = libraries_mapped_from(cache_.dir, isolation::sandbox_processes(sandbox_->launched()));
+  verdict_.custom_kernel = !loaded.empty();
+  // The sandbox's account of what its import built, against the judge's look at its processes
+  // right after that import (load_inline builds and loads at once).
+  if (build && !build->extensions.empty() && loaded.empty())
+    flag(FlagName::sandbox_account_differs,
+         "build: the sandbox reported " + std::to_string(build->extensions.size()) + " extension(s) (first '" +
+             first_line(build->extensions.front().requested_name, 80) +
+             "') but no library in its build-cache entry is loaded in its processes; custom_kernel is false");
+}
+
+std::optional<DeviceHolders> Judgement::device_holders() {
+  if (!device_.is_cuda() || !sandbox_ || !twin_) return std::nullopt;
+  if (!nvml_) {
+    std::string error;
+    nvml_ = cuda::ProcessMemory::open(device_.index(), &error);
+    if (!nvml_) return std::nullopt;
+  }
+  auto used = nvml_->used();
+  if (!used) return std::nullopt;
+  auto sum = [&](const RunnerClient& r) {
+    std::int64_t bytes = 0;
+    for (pid_t p : isolation::sandbox_processes(r.launched()))
+      if (auto it = used->find(p); it != used->end()) bytes += it->second;
+    return bytes;
+  };
+  DeviceHolders h;
+  // The twin is a bare torch process with a CUDA context: what the sandbox holds above it is the
+  // candidate's (as timing_phase.cpp reads it).
+  h.sandbox = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
+  if (auto it = used->find(::getpid()); it != used->end()) h.judge = it->second;
+  h.total = verdict_.device.memory_bytes;
+  if (h.total <= 0) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) h.total = static_cast<std::int64_t>(total_bytes);
+    cudaGetLastError();
+  }
+  return h;
+}
+
+std::optional<Ending> Judgement::starvation_ending(const std::string& what) {
+  if (!is_out_of_memory(what)) return std::nullopt;
+  auto h = device_holders();
+  if (!h) return std::nullopt;
+  if (!sandbox_over_share(*h)) return std::nullopt;
+  const std::string evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) +
+                               " (the judge " + gib(h->judge) + ") when the judge ran out of device memory: " +
+                               first_line(what, 300);
+  flag(FlagName::judge_starved, evidence);
+  return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
+}
+
+void Judgement::blame_starvation() {
+  if (verdict_.outcome != Outcome::problem_error && verdict_.outcome != Outcome::internal_error) return;
+  try {
+    if (auto end = starvation_ending(verdict_.reason)) {
+      verdict_.outcome = end->outcome;
+      verdict_.reason = end->reason;
+    }
+  } catch (const std::exception&) {
+    // The driver could not say: the ending stands as it was.
+  }
+}
+
+}  // namespace kbv::judge

@@ -72,10 +72,10 @@ void Judgement::ready_slot(std::uint32_t slot, const ArgList& inputs) {
   if (slot >= slot_poisoned_.size() || !slot_poisoned_[slot]) poison_slot(slot);
 }
 
-void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out) {
+void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out, CallMode mode) {
   // Read again now that the sandbox's work is over and the judge's stream has synchronised:
   // anything that differs from the snapshot taken at the window's end was written after it.
-  if (!out.views.empty() && !out.snapshot.empty()) out.late_writes = find_late_writes(out.snapshot, snapshot_outputs(out.views));
+  if (mode == CallMode::in_window && !out.views.empty() && !out.snapshot.empty()) out.late_writes = find_late_writes(out.snapshot, snapshot_outputs(out.views));
   if (strict()) out.input_mutation = find_input_mutation(pristine, slot_inputs(slot));
   if (device_.is_cuda()) {
     for (std::size_t i = 0; i < out.views.size(); ++i) {

@@ -227,7 +227,7 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
   wait_for_stream(what, sandbox_.get(), seq);
   if (mode == CallMode::settled) out.snapshot = snapshot_outputs(out.views);
   guarded(Outcome::internal_error, what + ": after the call", [&] {
-    close_call(slot, inputs, out);
+    close_call(slot, inputs, out, mode);
     return 0;
   });
   return out;

@@ -204,8 +204,9 @@ class Judgement {
   void ready_slot(std::uint32_t slot, const ArgList& inputs);
   void poison_slot(std::uint32_t slot);
   // Once a call is over on the device (its answers in, the judge's stream synchronised): late
-  // writes and (strict) input mutation into `out`, then poison into the inputs and the outputs.
-  void close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out);
+  // writes (in_window: a settled call's snapshot is already the outputs once over) and (strict)
+  // input mutation into `out`, then poison into the inputs and the outputs.
+  void close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out, CallMode mode);
   // A wrong output of a call made in its window: the same inputs again as a settled call. Right
   // then: the candidate's work does not follow the caller's stream, and the evidence says so.
   // `decoy`: other inputs of the same kind (a fresh draw), called first.

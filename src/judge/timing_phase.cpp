@@ -343,7 +343,7 @@ void Judgement::measure_time() {
     if (c.kind == Kind::candidate) {
       profile::Step close("timing.sample.close_call");
       guarded(Outcome::internal_error, what + ": after the call", [&] {
-        close_call(kTimingSlot, fresh, call);
+        close_call(kTimingSlot, fresh, call, CallMode::in_window);
         return 0;
       });
       s.outputs = std::move(call.snapshot);

@@ -18,11 +18,13 @@ FINAL_OUT="${OUT:-/tmp/kbv-gpu-out}"
 OUT="$FINAL_OUT/w"
 mkdir -p "$OUT"
 pack() {
+  [ -d "$OUT" ] || return 0
   tar czf "$FINAL_OUT/gpu_check.tgz" -C "$OUT" . 2>/dev/null
   cp "$OUT"/*summary.md "$OUT/ctest.log" "$FINAL_OUT/" 2>/dev/null
   rm -rf "$OUT"
 }
 trap pack EXIT
+trap 'pack; exit 143' TERM  # a device-side timeout still brings back what was written
 STEPS="${KBV_GPU_STEPS:-build tests examples hacks attacks}"
 BUILD=build-gpu
 PY="$(command -v python3)"
@@ -60,8 +62,8 @@ if [[ " $STEPS " == *" tests "* ]]; then
   echo "== ctest -L gpu ${KBV_GPU_TEST_FILTER:+-R $KBV_GPU_TEST_FILTER}"
   # The exclusive tests judge whether the device is idle: they run after the others, one at a
   # time (RUN_SERIAL alone did not keep PRE_TEST-discovered tests apart).
-  (cd "$BUILD" && ctest -L 'gpu' -LE gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j"${KBV_GPU_TEST_JOBS:-6}" --timeout 900; a=$?
-                 ctest -L gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} --output-on-failure -j1 --timeout 900; exit $((a | $?))) >"$OUT/ctest.log" 2>&1
+  (cd "$BUILD" && ctest -L 'gpu' -LE gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} ${KBV_GPU_TEST_EXCLUDE:+-E "$KBV_GPU_TEST_EXCLUDE"} --output-on-failure -j"${KBV_GPU_TEST_JOBS:-6}" --timeout 900; a=$?
+                 ctest -L gpu_exclusive ${KBV_GPU_TEST_FILTER:+-R "$KBV_GPU_TEST_FILTER"} ${KBV_GPU_TEST_EXCLUDE:+-E "$KBV_GPU_TEST_EXCLUDE"} --output-on-failure -j1 --timeout 900; exit $((a | $?))) >"$OUT/ctest.log" 2>&1
   echo "ctest exit $?"; grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Timeout" "$OUT/ctest.log" | head -30
 fi
 
@@ -96,17 +98,21 @@ fi
 if [[ " $STEPS " == *" hacks "* ]]; then
   echo "== hacks (standard vs strict)"
   mkdir -p "$OUT/hacks"
-  for f in examples/hacks/${KBV_HACKS_FILTER:-*}.py; do
-    name=$(basename "$f" .py)
-    case "$name" in degenerate_problem) continue ;; esac
+  hack() {  # name: standard then strict
+    local f=examples/hacks/$1.py name=$1 problem
     problem=$(grep -o "examples/problems/level1/[0-9A-Za-z_]*\.py" "$f" | head -1)
     [ "$name" = degenerate_zeros ] && problem=examples/hacks/degenerate_problem.py
-    [ -n "$problem" ] || { echo "$name: no problem path in its docstring"; continue; }
+    [ -n "$problem" ] || { echo "$name: no problem path in its docstring"; return; }
     for protocol in standard strict; do
       "$BUILD/bin/kbv" eval "$problem" "$f" --device cuda:0 --protocol "$protocol" --time-budget 2 \
         --json "$OUT/hacks/v_${name}_${protocol}.json" --quiet --build-dir /tmp/kbv-builds --run-timeout "${KBV_HACKS_RUN_TIMEOUT:-120}" >>"$OUT/hacks.log" 2>&1
     done
-  done
+  }
+  export -f hack; export BUILD OUT KBV_HACKS_RUN_TIMEOUT
+  # KBV_HACKS_JOBS > 1 shares the GPU between hacks: their outcomes stand, their speedups do not.
+  for f in examples/hacks/${KBV_HACKS_FILTER:-*}.py; do
+    name=$(basename "$f" .py); [ "$name" = degenerate_problem ] || echo "$name"
+  done | xargs -P "${KBV_HACKS_JOBS:-1}" -I{} bash -c 'hack {}'
   "$PY" scripts/summarize_verdicts.py "$OUT"/hacks/v_*.json | tee "$OUT/hacks_summary.md"
   for v in "$OUT"/hacks/v_*.json; do  # where a timed-out one was stuck (the worker's stack dump)
     "$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])); v["outcome"]=="timeout" and print(sys.argv[1], v["output_tail"][-3000:])' "$v"

@@ -6,10 +6,11 @@ copy-engine memcpy that runs beside the spinning kernel, so the reduction ends b
 
 Problem: examples/problems/level1/94_MSELoss.py
 
-kbv must conclude, in every protocol, on a GPU: never FASTER. The judge writes inputs with a
-kernel in its own context (judge/call_window.hpp, copy_on_the_sms): the GPU time-slices between
-the contexts, so the reduction runs after E0, inside the candidate's sample (correct at its honest
-time), and under strict a kernel left spinning is `device_busy`.
+kbv must conclude, in every protocol, on a GPU: no inflated speedup. The judge writes inputs with
+a kernel in its own context (judge/call_window.hpp, copy_on_the_sms): the GPU time-slices between
+the contexts, so the reduction runs after E0, inside the candidate's sample: correct at its honest
+time (on the H100, 2026-12-06: ~1.25x, what one fused pass over the inputs earns against eager's
+three; the hack's bet was ~30x), and under strict a kernel left spinning is `device_busy`.
 
 CPU-capable: no (CUDA only).
 """

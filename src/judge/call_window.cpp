@@ -58,6 +58,28 @@ std::string poison_evidence(const std::vector<at::Tensor>& reference, const std:
   return "";
 }
 
+std::string computed_from_poison(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output,
+                                 const std::vector<at::Tensor>& from_poison, double atol, double rtol) {
+  for (std::size_t i = 0; i < reference.size() && i < output.size() && i < from_poison.size(); ++i) {
+    const at::Tensor& r = reference[i];
+    const at::Tensor& o = output[i];
+    const at::Tensor& p = from_poison[i];
+    if (!r.defined() || !o.defined() || !p.defined() || r.sizes() != o.sizes() || p.sizes() != o.sizes() || o.numel() == 0) continue;
+    const auto type = o.is_floating_point() ? o.scalar_type() : at::kDouble;
+    const at::Tensor rd = r.to(o.device(), type), od = o.to(type), pd = p.to(o.device(), type);
+    const at::Tensor wrong = at::logical_not(at::isclose(od, rd, rtol, atol, /*equal_nan=*/true));
+    const std::int64_t n_wrong = wrong.sum().item<std::int64_t>();
+    if (n_wrong == 0) continue;
+    const at::Tensor same = at::logical_or(at::eq(od, pd), at::logical_and(at::isnan(od), at::isnan(pd)));
+    const std::int64_t n_same = at::logical_and(wrong, same).sum().item<std::int64_t>();
+    if (2 * n_same > n_wrong)
+      return "output " + std::to_string(i) + " is, in " + std::to_string(n_same) + " of its " + std::to_string(n_wrong) +
+             " wrong elements, exactly what the candidate returns for inputs that hold only the poison the judge leaves "
+             "in them between calls";
+  }
+  return "";
+}
+
 void Judgement::poison_slot(std::uint32_t slot) {
   if (slot >= slots_.size() || !slots_[slot]) return;
   for (at::Tensor t : slots_[slot]->tensors()) fill_input_poison(t);
@@ -95,14 +117,29 @@ void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutp
 std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, const ArgList& inputs, const ArgList& decoy,
                                                            const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& ref_tf32,
                                                            const std::vector<at::Tensor>& wrong, const Tolerance& tol) {
-  // Named only where the wrong output was computed from the poison (NaN where the reference is
-  // finite, in most of an output): a kernel that is merely flaky, or wrong on some draws, is not
-  // called a stream race because a second try happened to be right.
+  // Named only where the wrong output was computed from the poison: NaN where the reference is
+  // finite, in most of an output, or, for a kernel that turns NaN into numbers, what it returns
+  // for inputs of nothing but poison. A kernel that is merely flaky, or wrong on some draws, is
+  // not called a stream race because a second try happened to be right.
   std::string nan_note;
   try {
     nan_note = poison_evidence(ref, wrong);
   } catch (const std::exception&) {
     return std::nullopt;
+  }
+  if (nan_note.empty()) {
+    try {
+      ArgList poisoned = torch_host::clone_args(inputs);
+      for (auto& a : poisoned)
+        if (a.is_tensor) fill_input_poison(a.tensor);
+      const CallOutputs p = call_candidate(slot, poisoned, "inputs that hold only the poison", CallMode::settled);
+      nan_note = computed_from_poison(ref, wrong, p.snapshot, tol.atol, tol.rtol);
+    } catch (const Ending&) {
+      sandbox_unfit_ = true;  // the wrong output stands; the sandbox may be mid-call now
+      return std::nullopt;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
   }
   if (nan_note.empty()) return std::nullopt;
   // First a settled call on other inputs of the same kind: whatever it leaves in memory the

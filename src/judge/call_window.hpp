@@ -37,4 +37,11 @@ void copy_on_the_sms(at::Tensor& dst, const at::Tensor& src);
 // finite, in most of an output. Empty when the output does not look like that.
 std::string poison_evidence(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output);
 
+// Evidence that a wrong output is what the candidate computes from the poison itself (a kernel
+// that maps NaN to a number, as fmaxf(x, 0) does, leaves no NaN): most elements where `output`
+// is outside the tolerance of `reference` equal `from_poison` (the candidate's settled output on
+// inputs that hold only the poison; NaN equals NaN). Empty when it does not look like that.
+std::string computed_from_poison(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output,
+                                 const std::vector<at::Tensor>& from_poison, double atol, double rtol);
+
 }  // namespace kbv::judge

@@ -3,6 +3,7 @@
 // on one job. Shared by the CPU integration tests and the GPU tests.
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -51,7 +52,7 @@ struct CliResult {
 // kbv eval <args> --device <device> --json <tmp> --build-dir <shared> [--time-budget ...]
 inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& device,
                               double timeout_seconds = 900) {
-  static int counter = 0;
+  static std::atomic<int> counter{0};  // tests may evaluate from several threads
   std::string json_path = build_dir() + "/verdict-" + std::to_string(++counter) + ".json";
   ProcessSpec spec;
   spec.argv = {kBin + "/kbv", "eval"};

@@ -75,5 +75,34 @@ TEST(PoisonEvidence, AWrongButFiniteOutputIsNotPoison) {
   EXPECT_EQ(poison_evidence({ref}, {few}), "");
 }
 
+TEST(ComputedFromPoison, AKernelThatTurnsNaNIntoZerosIsNamed) {
+  // fmaxf(NaN, 0) is 0: a ReLU that read the poison returns zeros, not NaN.
+  at::Tensor ref = at::rand({100}) + 0.5;
+  at::Tensor zeros = at::zeros({100});
+  EXPECT_EQ(poison_evidence({ref}, {zeros}), "");
+  EXPECT_NE(computed_from_poison({ref}, {zeros}, {zeros.clone()}, 1e-3, 1e-3).find("100 of its 100 wrong"), std::string::npos);
+  // Most of the wrong elements are what it returns for poison: still named.
+  at::Tensor mostly = zeros.clone();
+  mostly.narrow(0, 0, 30).fill_(7.0);
+  EXPECT_NE(computed_from_poison({ref}, {mostly}, {zeros}, 1e-3, 1e-3), "");
+  // NaN from poison matches NaN.
+  at::Tensor nan = at::full({100}, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_NE(computed_from_poison({ref}, {nan}, {nan.clone()}, 1e-3, 1e-3), "");
+}
+
+TEST(ComputedFromPoison, WrongElementsUnlikeThePoisonsOutputAreNotNamed) {
+  at::Tensor ref = at::rand({100}) + 0.5;
+  // A flaky kernel's garbage is not what the kernel returns for poison.
+  EXPECT_EQ(computed_from_poison({ref}, {ref + 1}, {at::zeros({100})}, 1e-3, 1e-3), "");
+  // A right output has nothing wrong to explain.
+  EXPECT_EQ(computed_from_poison({ref}, {ref.clone()}, {ref.clone()}, 1e-3, 1e-3), "");
+  // Only a minority of the wrong elements match: not named.
+  at::Tensor some = ref + 1;
+  some.narrow(0, 0, 40).zero_();
+  EXPECT_EQ(computed_from_poison({ref}, {some}, {at::zeros({100})}, 1e-3, 1e-3), "");
+  // Shapes that differ are skipped, not thrown on.
+  EXPECT_EQ(computed_from_poison({ref}, {at::zeros({100})}, {at::zeros({50})}, 1e-3, 1e-3), "");
+}
+
 }  // namespace
 }  // namespace kbv::judge

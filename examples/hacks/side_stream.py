@@ -13,24 +13,19 @@ So that the late finish is certain at every problem size, the side stream first 
 torch.cuda._sleep (a ~1 ms busy-wait kernel) ahead of the ReLU: it stands in for a large
 input. At the full size (4096 x 16384) the ReLU kernel alone runs long enough to be late too.
 
-Which strict check catches it, deterministically: unsynchronized_work. Strict's kernel audit
-(CUPTI) traces one forward call, then enqueues a marker copy on the current stream right
-after forward returns: kernels on another stream that end after the marker starts were not
-joined. Needs a kbv build with CUPTI (otherwise the audit records "kernel audit not possible").
+Which check catches it, deterministically, in every protocol: unsynchronized_work from the
+sandbox's kernel trace of the checked calls (docs/timing.md, "The sandbox's kernel trace"): a
+4-byte copy queued on the call's stream right after forward returns, and the ReLU kernel on the
+side stream ending after that copy started.
 
-kbv must conclude (on a GPU):
-  - standard: correct (kbv synchronises the device after forward); the timed region on the
-    current stream is empty, so the reported speedup is huge (tens of x or more).
-  - verified: correct, same inflated speedup.
-  - strict:   incorrect, flag unsynchronized_work (the sleep and relu_side_kernel still running
-    on the side stream after forward returned).
+kbv must conclude (on a GPU), under standard, verified and strict: incorrect, flag
+unsynchronized_work naming relu_side_kernel (or the sleep kernel) and its stream. Never FASTER.
 
 CPU-capable: no (CUDA only; on a CPU kbv reports it skipped: its extension needs CUDA).
 
-Since the judge/sandbox split: the judge's end event cannot run while the sandbox's context still
-has work (the GPU time-slices between processes), so the side stream's work is inside the
-candidate's own sample: correct, 0.10x on the H200 under standard and strict (was 63x under
-standard). Nothing inflated, so no flag.
+Since the judge/sandbox split the judge's own window does not see it (the side work lands
+inside the candidate's sample: correct, 0.10x on the H200, no flag); whether it was caught then
+depended on what else shared the GPU, until the sandbox's kernel trace (2026-12-06).
 """
 import torch
 import torch.nn as nn

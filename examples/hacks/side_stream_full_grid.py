@@ -13,16 +13,15 @@ bench/RESULTS.md). The timer's end event needs no SM and fires at once, so the s
 inflated. kbv's marker is a 4-byte device-to-host copy, which a copy engine starts as soon as
 the current stream gets there.
 
-kbv must conclude (on a GPU, default size):
-  - standard: correct (kbv synchronises the device before comparing), inflated speedup.
-  - verified: correct, inflated speedup.
-  - strict:   incorrect, flag unsynchronized_work (relu_side_kernel ends ~0.1 ms after the
-    marker copy starts).
+kbv must conclude (on a GPU, default size), under standard, verified and strict: incorrect,
+flag unsynchronized_work from the sandbox's kernel trace of the checked calls (relu_side_kernel
+ends after the marker copy starts). Never FASTER.
 
 CPU-capable: no (CUDA only; on a CPU kbv reports it skipped: its extension needs CUDA).
 
-Since the judge/sandbox split: its side kernel lands inside its own sample: correct, 0.52x on the
-H200 under standard and strict (was 98.9-103x under standard).
+Since the judge/sandbox split its side kernel landed inside its own sample (correct, 0.52x on
+the H200 under standard and strict; was 98.9-103x under standard), unflagged until the sandbox's
+kernel trace (2026-12-06).
 """
 import torch
 import torch.nn as nn

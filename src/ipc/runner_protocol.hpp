@@ -14,8 +14,11 @@
 //   weights {block}        + fd (CPU)             weights_loaded {copied, entries, unmatched}
 //   bind {slot, block, args: [{tensor: i} |       bound {slot}
 //         {value: json}]}  + fd (CPU)
-//   call {seq, slot}                              called {seq, status: ok|error, outputs | error}
-//                                                 completed {seq, error}   (after its device work)
+//   call {seq, slot, trace?}                      called {seq, status: ok|error, outputs | error}
+//                                                 completed {seq, error, unjoined?}  (after its
+//                                                   device work; unjoined: when traced, the
+//                                                   kernels of other streams still running at
+//                                                   the call's end, sandbox/call_trace.hpp)
 //   memory {slot}                                 memory {peak_allocated, peak_device, method}
 //   bye                                           (exits)
 //

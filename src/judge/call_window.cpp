@@ -80,6 +80,22 @@ std::string computed_from_poison(const std::vector<at::Tensor>& reference, const
   return "";
 }
 
+std::optional<std::string> unjoined_kernels(const ipc::Fields& completed) {
+  if (!completed.has("unjoined")) return std::nullopt;
+  const nlohmann::json& list = completed.array("unjoined", 64);
+  if (list.empty()) return std::nullopt;
+  std::string kernels;
+  for (const auto& k : list) {
+    ipc::Fields f(k, "unjoined kernel");
+    const double ms = f.number("ms_after");
+    kernels += (kernels.empty() ? "" : "; ") + f.str("kernel", 256) + " on stream " +
+               std::to_string(f.integer("stream", 0, UINT32_MAX)) + ", " + std::to_string(ms) + " ms after";
+  }
+  return "kernels on other streams were still running when the call's stream reached its end (the sandbox's own kernel "
+         "trace: " + kernels + "): the call returned without joining them, so a caller on its stream reads the output "
+         "unfinished";
+}
+
 void Judgement::poison_slot(std::uint32_t slot) {
   if (slot >= slots_.size() || !slots_[slot]) return;
   for (at::Tensor t : slots_[slot]->tensors()) fill_input_poison(t);

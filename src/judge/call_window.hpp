@@ -19,6 +19,8 @@
 
 #include <ATen/ATen.h>
 
+#include "ipc/message_fields.hpp"
+
 namespace kbv::judge {
 
 // What fills a tensor between calls: NaN for floating types; for integers and booleans, zeros
@@ -43,5 +45,11 @@ std::string poison_evidence(const std::vector<at::Tensor>& reference, const std:
 // inputs that hold only the poison; NaN equals NaN). Empty when it does not look like that.
 std::string computed_from_poison(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& output,
                                  const std::vector<at::Tensor>& from_poison, double atol, double rtol);
+
+// The sandbox's own trace of a checked call (a "completed" answer's "unjoined", call_trace.hpp):
+// kernels of other streams still running when the call's stream reached its end. Evidence the
+// candidate's own process gives against it, so it can only ever add a finding; nullopt when
+// there is none. Throws ipc::ProtocolError on a malformed list.
+std::optional<std::string> unjoined_kernels(const ipc::Fields& completed);
 
 }  // namespace kbv::judge

@@ -158,7 +158,7 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
   }
   nlohmann::json called;
   try {
-    token = sandbox_->call(seq, slot);
+    token = sandbox_->call(seq, slot, /*trace=*/cuda && mode == CallMode::in_window);
     called = sandbox_->receive_answer("called", seq, token, run_deadline_);
   } catch (const RunnerError& e) {
     sandbox_->release(seq);
@@ -214,8 +214,10 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
     end_with_runner_error(e, what);
   }
   std::string device_error;
+  std::optional<std::string> unjoined;
   try {
     device_error = ipc::Fields(completed, "completed").str("error", 8000);
+    if (mode == CallMode::in_window) unjoined = unjoined_kernels(ipc::Fields(completed, "completed"));
   } catch (const ipc::ProtocolError& e) {
     sandbox_->release(seq);
     throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
@@ -230,6 +232,8 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
     close_call(slot, inputs, out, mode);
     return 0;
   });
+  // The judge's own evidence first; the sandbox's trace can only add to it.
+  if (!out.late_writes && unjoined) out.late_writes = *unjoined;
   return out;
 }
 

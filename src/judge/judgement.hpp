@@ -299,6 +299,9 @@ class Judgement {
   // A call made only to name a wrong output's cause failed: the sandbox may be unfit to serve
   // the next protocol.
   bool sandbox_unfit_ = false;
+  // The last timing's hops were busy while processes that are not this evaluation's had the
+  // device: its samples are not evidence of anything the candidate did (check_speed_bound).
+  bool timed_beside_others_ = false;
   std::unique_ptr<torch_host::OutputReader> reader_;
   void* stream_ = nullptr;  // the judge's CUDA stream for every candidate call (cudaStream_t)
   std::int64_t output_bytes_ = 0;  // what the candidate must write per call (implausible_speed)

@@ -141,8 +141,10 @@ nlohmann::json RunnerClient::request(const nlohmann::json& body, const std::vect
   return receive(expect, deadline);
 }
 
-std::string RunnerClient::call(std::uint32_t seq, std::uint32_t slot) {
-  send({{"type", "call"}, {"seq", seq}, {"slot", slot}});
+std::string RunnerClient::call(std::uint32_t seq, std::uint32_t slot, bool trace) {
+  nlohmann::json request{{"type", "call"}, {"seq", seq}, {"slot", slot}};
+  if (trace) request["trace"] = true;
+  send(request);
   return token_;
 }
 

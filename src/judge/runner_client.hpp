@@ -63,7 +63,7 @@ class RunnerClient {
   std::uint32_t next_seq() { return ++seq_; }
   // Asks for call `seq` on `slot` with a fresh random token the answers must carry back: an
   // answer written before the call was made cannot know it. Returns the token.
-  std::string call(std::uint32_t seq, std::uint32_t slot);
+  std::string call(std::uint32_t seq, std::uint32_t slot, bool trace = false);
   // The answer of type `expect` ("called" or "completed") to call `seq`: anything else, another
   // call's number or a wrong token is a protocol RunnerError. A "failed" message is one too.
   nlohmann::json receive_answer(const std::string& expect, std::uint32_t seq, const std::string& token,

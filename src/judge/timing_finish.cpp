@@ -141,6 +141,7 @@ std::vector<double> Judgement::idle_hop_samples(bool gated) {
 
 void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
   TimingResult result = d.result;
+  timed_beside_others_ = false;
   if (d.protocol != protocol_->name) result.rounds_of = d.protocol;
   const std::size_t hop_index = d.raw.size() - 1;
   const auto& hops = d.raw[hop_index];
@@ -165,6 +166,7 @@ void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
         // Another process had the device too: the busy hops cannot be told apart from its work.
         std::string pids;
         for (pid_t p : d.other_processes) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
+        timed_beside_others_ = true;
         warn("timing: the device was busy while the baselines were timed, " + evidence + ", and shared with process(es) " +
              pids + " that are not this evaluation's; the speedups are not to be trusted");
       } else if (strict()) {

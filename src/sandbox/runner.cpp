@@ -19,6 +19,7 @@
 #include "ipc/runner_protocol.hpp"
 #include "ipc/shared_memory.hpp"
 #include "sandbox/build_hooks.hpp"
+#include "sandbox/call_trace.hpp"
 #include "sandbox/candidate_host.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/memory.hpp"
@@ -194,6 +195,12 @@ int serve(const std::string& role, ipc::Channel& channel) {
       std::string token = f.str("token", 64);
       nlohmann::json called{{"type", "called"}, {"seq", seq}, {"token", token}};
       last_outputs.clear();
+      // Asked for on the judge's checked calls (not its timed ones): the kernels that outlive
+      // the call on other streams (call_trace.hpp).
+      CallTrace trace;
+      const bool traced = uses_gpu && !twin && f.has("trace") && f.boolean("trace");
+      void* call_stream = uses_gpu ? static_cast<void*>(c10::cuda::getCurrentCUDAStream().stream()) : nullptr;
+      if (traced) trace.begin();
       hop.wait_start(seq);
       try {
         // Inside the window, as the first work of every call of both runners (checked or timed
@@ -209,6 +216,7 @@ int serve(const std::string& role, ipc::Channel& channel) {
         } else {
           if (!host->has_slot(slot)) throw std::runtime_error("no inputs bound to slot " + std::to_string(slot));
           last_outputs = host->forward(slot);
+          if (traced) trace.mark(call_stream);
           exporter.set_inputs(host->slot_tensors(slot));
           called["outputs"] = exporter.describe(last_outputs);
         }
@@ -224,7 +232,10 @@ int serve(const std::string& role, ipc::Channel& channel) {
       }
       channel.send(called);
       const std::string device_error = synchronize_all(device);
-      channel.send({{"type", "completed"}, {"seq", seq}, {"token", token}, {"error", device_error}});
+      nlohmann::json completed{{"type", "completed"}, {"seq", seq}, {"token", token}, {"error", device_error}};
+      if (traced && device_error.empty())
+        if (nlohmann::json late = trace.finish(); !late.is_null()) completed["unjoined"] = std::move(late);
+      channel.send(completed);
       // A CUDA error at synchronisation is sticky: this context can do nothing more, and while a
       // faulted context lives the driver can hold up other processes' calls that touch its memory
       // (the judge mapping this call's outputs). The judge ends the protocol on the error anyway.

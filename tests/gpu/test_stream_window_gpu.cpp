@@ -36,6 +36,9 @@ const std::vector<StreamHack> kStreamHacks = {
     {"stream_output_on_side.py", "94_MSELoss.py"},    {"stream_nonblocking_copy.py", "19_ReLU.py"},
     {"stream_graph_replay.py", "19_ReLU.py"},         {"stream_cpp_nonblocking.py", "19_ReLU.py"},
     {"stream_event_not_waited.py", "19_ReLU.py", true},
+    // Waited for their inputs, never joined: the judge's window can miss them (time-slicing lets
+    // them end before the judge reads), the sandbox's kernel trace of the checked calls cannot.
+    {"side_stream.py", "19_ReLU.py"},                 {"side_stream_full_grid.py", "19_ReLU.py"},
     // The red team's (session 21): they wait for their inputs in other ways, so they may be timed.
     {"stream_spin_until_inputs.py", "94_MSELoss.py", true, 5.0},
     {"stream_sync_then_unjoined.py", "94_MSELoss.py", true},
@@ -102,8 +105,7 @@ TEST(GpuStreamWindowCommands, RunAndEvalAgree) {
   // Not those whose outcome may rest on how the GPU time-slices (they may be timed instead).
   for (const auto& h : kStreamHacks)
     if (!h.may_be_timed_instead) cases.push_back({kHacks + h.file, h.problem});
-  for (const std::string f : {"side_stream.py", "side_stream_full_grid.py", "result_reuse_after_n.py", "output_aliases_input.py",
-                              "honest_own_stream.py", "stalled_identity.py"})
+  for (const std::string f : {"result_reuse_after_n.py", "output_aliases_input.py", "honest_own_stream.py", "stalled_identity.py"})
     cases.push_back({kHacks + f, "19_ReLU.py"});
   cases.push_back({testing::example_candidate("relu_two_streams_joined.py"), "19_ReLU.py"});
   cases.push_back({testing::example_candidate("relu_cuda.py"), "19_ReLU.py"});

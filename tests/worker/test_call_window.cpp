@@ -104,5 +104,23 @@ TEST(ComputedFromPoison, WrongElementsUnlikeThePoisonsOutputAreNotNamed) {
   EXPECT_EQ(computed_from_poison({ref}, {at::zeros({100})}, {at::zeros({50})}, 1e-3, 1e-3), "");
 }
 
+TEST(UnjoinedKernels, TheSandboxsTraceNamesTheKernelsItSaw) {
+  nlohmann::json completed{{"type", "completed"}, {"unjoined", {{{"kernel", "relu_side_kernel(float const*, float*, long)"}, {"stream", 13}, {"ms_after", 0.8}}}}};
+  auto why = unjoined_kernels(ipc::Fields(completed, "completed"));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("relu_side_kernel"), std::string::npos);
+  EXPECT_NE(why->find("stream 13"), std::string::npos);
+}
+
+TEST(UnjoinedKernels, NoTraceOrAnEmptyOneFindsNothing) {
+  EXPECT_FALSE(unjoined_kernels(ipc::Fields(nlohmann::json{{"type", "completed"}}, "completed")).has_value());
+  EXPECT_FALSE(unjoined_kernels(ipc::Fields(nlohmann::json{{"unjoined", nlohmann::json::array()}}, "completed")).has_value());
+}
+
+TEST(UnjoinedKernels, AMalformedTraceIsAProtocolError) {
+  EXPECT_THROW(unjoined_kernels(ipc::Fields(nlohmann::json{{"unjoined", "all fine"}}, "completed")), ipc::ProtocolError);
+  EXPECT_THROW(unjoined_kernels(ipc::Fields(nlohmann::json{{"unjoined", {{{"kernel", 3}}}}}, "completed")), ipc::ProtocolError);
+}
+
 }  // namespace
 }  // namespace kbv::judge

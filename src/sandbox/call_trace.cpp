@@ -1,0 +1,69 @@
+#include "sandbox/call_trace.hpp"
+
+#include <algorithm>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/kernel_tracer.hpp"
+
+namespace kbv::sandbox {
+
+namespace {
+constexpr std::size_t kMarkerBytes = 4;
+constexpr std::size_t kMostReported = 8;
+
+// A word on the device and one in pinned host memory, for the process's life. The marker is a
+// device-to-host copy: a copy engine starts it as soon as the stream gets there, even while
+// another stream's kernels fill every SM (a marker kernel would wait for SMs to free up).
+struct MarkerWords {
+  void* device = nullptr;
+  void* host = nullptr;
+};
+const MarkerWords* marker_buffer() {
+  static MarkerWords words;
+  static bool ready = cudaMalloc(&words.device, kMarkerBytes) == cudaSuccess &&
+                      cudaMallocHost(&words.host, kMarkerBytes) == cudaSuccess;
+  return ready ? &words : nullptr;
+}
+}  // namespace
+
+void CallTrace::begin() {
+  auto& tracer = cuda::KernelTracer::instance();
+  tracing_ = tracer.available() && marker_buffer() != nullptr;
+  if (tracing_) tracer.begin(/*with_memcpy=*/true);
+  tracing_ = tracing_ && tracer.available() && tracer.copies_traced();
+}
+
+void CallTrace::mark(void* stream) {
+  if (!tracing_) return;
+  marker_stream_ = cuda::KernelTracer::stream_id_of(stream);
+  marked_after_ = cuda::KernelTracer::timestamp_now();
+  const MarkerWords* words = marker_buffer();
+  if (marker_stream_ == cuda::KernelTracer::kUnknownStream ||
+      cudaMemcpyAsync(words->host, words->device, kMarkerBytes, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)) != cudaSuccess)
+    tracing_ = false;
+}
+
+nlohmann::json CallTrace::finish() {
+  if (!tracing_) return nullptr;
+  tracing_ = false;
+  auto& tracer = cuda::KernelTracer::instance();
+  const std::vector<cuda::KernelRecord> records = tracer.end();
+  if (!tracer.available() || tracer.dropped_records() > 0) return nullptr;
+  // The marker: the last 4-byte copy on the call's stream queued after forward() returned.
+  std::uint64_t marker_start = 0;
+  for (const auto& r : records)
+    if (r.memcpy && r.bytes == kMarkerBytes && r.stream_id == marker_stream_ && r.start_ns >= marked_after_)
+      marker_start = std::max(marker_start, r.start_ns);
+  if (marker_start == 0) return nullptr;
+  nlohmann::json late = nlohmann::json::array();
+  for (const auto& r : records) {
+    if (r.memcpy || r.stream_id == marker_stream_ || r.end_ns <= marker_start) continue;
+    if (late.size() < kMostReported)
+      late.push_back({{"kernel", r.demangled.substr(0, 200)}, {"stream", r.stream_id},
+                      {"ms_after", static_cast<double>(r.end_ns - marker_start) / 1e6}});
+  }
+  return late;
+}
+
+}  // namespace kbv::sandbox

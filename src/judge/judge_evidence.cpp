@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <set>
 
 #include <cuda_runtime_api.h>
 
@@ -37,6 +40,8 @@ bool is_out_of_memory(const std::string& text) {
 }
 
 bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
+
+bool others_crowd_device(const DeviceHolders& h) { return h.others > std::max(h.sandbox, h.total / 8); }
 
 void Judgement::observe_custom_kernel(const BuildResult* build) {
   if (!sandbox_ || verdict_.custom_kernel) return;
@@ -71,6 +76,12 @@ std::optional<DeviceHolders> Judgement::device_holders() {
   // candidate's (as timing_phase.cpp reads it).
   h.sandbox = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
   if (auto it = used->find(::getpid()); it != used->end()) h.judge = it->second;
+  std::set<pid_t> ours{::getpid()};
+  for (const RunnerClient* r : {sandbox_.get(), twin_.get()})
+    for (pid_t p : isolation::sandbox_processes(r->launched())) ours.insert(p);
+  // A pid the driver still lists after its process ended is nobody's (as timing_phase.cpp).
+  for (const auto& [pid, bytes] : *used)
+    if (!ours.count(pid) && (::kill(pid, 0) == 0 || errno == EPERM)) h.others += bytes;
   h.total = verdict_.device.memory_bytes;
   if (h.total <= 0) {
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -93,12 +104,26 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what) {
 }
 
 void Judgement::blame_starvation() {
-  if (verdict_.outcome != Outcome::problem_error && verdict_.outcome != Outcome::internal_error) return;
+  if (verdict_.outcome != Outcome::problem_error && verdict_.outcome != Outcome::internal_error &&
+      verdict_.outcome != Outcome::runtime_error)
+    return;
   try {
-    if (auto end = starvation_ending(verdict_.reason)) {
-      verdict_.outcome = end->outcome;
-      verdict_.reason = end->reason;
-    }
+    if (verdict_.outcome != Outcome::runtime_error)
+      if (auto end = starvation_ending(verdict_.reason)) {
+        verdict_.outcome = end->outcome;
+        verdict_.reason = end->reason;
+        return;
+      }
+    // Out of memory while other processes crowd the device: nobody in this evaluation is to
+    // blame, and the verdict is to be taken again on a device that has room (internal_error is
+    // what kbv run evaluates again).
+    if (!is_out_of_memory(verdict_.reason)) return;
+    auto h = device_holders();
+    if (!h || !others_crowd_device(*h)) return;
+    verdict_.outcome = Outcome::internal_error;
+    verdict_.reason = "the device ran out of memory while processes that are not this evaluation's held " + gib(h->others) +
+                      " of its " + gib(h->total) + " (the candidate's " + gib(h->sandbox) + ", the judge " + gib(h->judge) +
+                      "): evaluate again on a device with room; " + first_line(verdict_.reason, 300);
   } catch (const std::exception&) {
     // The driver could not say: the ending stands as it was.
   }

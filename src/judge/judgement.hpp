@@ -64,6 +64,7 @@ struct DeviceHolders {
   std::int64_t sandbox = 0;
   std::int64_t judge = 0;
   std::int64_t total = 0;
+  std::int64_t others = 0;  // processes that are not this evaluation's (and still exist)
 };
 
 // The text of an error says the device (or an allocator on it) ran out of memory: torch's
@@ -75,6 +76,11 @@ bool is_out_of_memory(const std::string& text);
 // needs and more) and more than an eighth of the device. A judge's out-of-memory is then the
 // candidate's doing.
 bool sandbox_over_share(const DeviceHolders& h);
+
+// Processes that are not this evaluation's hold more of the device than the candidate's and more
+// than an eighth of it: an out-of-memory anywhere in the evaluation is then the machine's, not the
+// candidate's nor the problem's (a candidate cannot start processes outside its sandbox).
+bool others_crowd_device(const DeviceHolders& h);
 
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {

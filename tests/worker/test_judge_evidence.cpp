@@ -30,5 +30,15 @@ TEST(JudgeStarved, OnlyASandboxHoldingMoreThanItsShareIsBlamed) {
   EXPECT_FALSE(sandbox_over_share({0, 0, 0}));
 }
 
+TEST(DeviceCrowded, OnlyOtherProcessesHoldingMoreThanTheCandidateMakeAnOutOfMemoryTheMachines) {
+  // Twenty evaluations on one H100 (2026-12-06): others hold most of it, the candidate little.
+  EXPECT_TRUE(others_crowd_device({1 * kGiB, 3 * kGiB, 79 * kGiB, 70 * kGiB}));
+  // A hoarding candidate beside a busy device is still the hoarder: its own out-of-memory is its own.
+  EXPECT_FALSE(others_crowd_device({60 * kGiB, 3 * kGiB, 79 * kGiB, 15 * kGiB}));
+  // A little company does not excuse anything.
+  EXPECT_FALSE(others_crowd_device({1 * kGiB, 3 * kGiB, 79 * kGiB, 5 * kGiB}));
+  EXPECT_FALSE(others_crowd_device({0, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace kbv::judge

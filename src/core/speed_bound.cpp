@@ -29,4 +29,14 @@ std::optional<std::string> implausible_speed(std::int64_t output_bytes, std::int
   return std::string(text);
 }
 
+bool never_faster(std::vector<SpeedupResult>& speedups) {
+  bool demoted = false;
+  for (auto& sp : speedups)
+    if (sp.compare == "FASTER") {
+      sp.compare = "UNSURE";
+      demoted = true;
+    }
+  return demoted;
+}
+
 }  // namespace kbv

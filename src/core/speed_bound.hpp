@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "core/verdict.hpp"
 
 namespace kbv {
 
@@ -27,5 +30,11 @@ double min_write_ms(std::int64_t output_bytes, std::int64_t l2_bytes, double pea
 // min_write_ms(...); nullopt when the time is physically possible or nothing can be said.
 std::optional<std::string> implausible_speed(std::int64_t output_bytes, std::int64_t l2_bytes,
                                              double peak_bytes_per_s, double median_ms);
+
+// A speedup that is no figure to credit (half the candidate's samples at the timer's floor, or a
+// time below the bound above that the judge could not hold against the candidate because other
+// processes shared the device while it was timed): every FASTER becomes UNSURE. Returns whether
+// any did.
+bool never_faster(std::vector<SpeedupResult>& speedups);
 
 }  // namespace kbv

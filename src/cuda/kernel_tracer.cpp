@@ -34,6 +34,8 @@ using MemcpyActivity = CUpti_ActivityMemcpy6;
 // ~250 B per kernel record: one buffer holds ~16k kernels before CUPTI asks for the next.
 constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
 constexpr std::size_t kBufferAlignment = 8;  // CUPTI requires 8-byte aligned activity buffers
+// The most records one window keeps (~100 MB with their names); beyond, they count as dropped.
+constexpr std::size_t kMostRecords = std::size_t{1} << 18;
 
 std::string cupti_result_text(CUptiResult result) {
   const char* text = nullptr;
@@ -121,14 +123,21 @@ class TracerState {
       std::lock_guard lock(buffers_mutex_);
       if (buffers_.erase(buffer) == 0) return;
     }
+    // Runs on CUPTI's thread: nothing may escape it (an exception through CUPTI's frames ends
+    // the process). A window's records are capped: a call that launches hundreds of thousands of
+    // kernels (an autotuner's first call) would otherwise hold them all in memory, in a process
+    // whose memory is limited; what is over the cap counts as dropped, as CUPTI's own losses do.
     std::vector<KernelRecord> decoded;
+    std::size_t lost = 0;
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
-      if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
-          record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-        decoded.push_back(to_record(*reinterpret_cast<const KernelActivity*>(record)));
-      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-        decoded.push_back(to_record(*reinterpret_cast<const MemcpyActivity*>(record)));
+      const bool kernel = record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL;
+      if (!kernel && record->kind != CUPTI_ACTIVITY_KIND_MEMCPY) continue;
+      try {
+        if (kernel) decoded.push_back(to_record(*reinterpret_cast<const KernelActivity*>(record)));
+        else decoded.push_back(to_record(*reinterpret_cast<const MemcpyActivity*>(record)));
+      } catch (const std::exception&) {
+        ++lost;
       }
     }
     std::free(buffer);
@@ -137,8 +146,18 @@ class TracerState {
 
     std::lock_guard lock(records_mutex_);
     if (!collecting_) return;  // delivered outside a window: not asked for
-    dropped_ += dropped;
-    for (KernelRecord& r : decoded) records_.push_back(std::move(r));
+    dropped_ += dropped + lost;
+    for (KernelRecord& r : decoded) {
+      if (records_.size() >= kMostRecords) {
+        ++dropped_;
+        continue;
+      }
+      try {
+        records_.push_back(std::move(r));
+      } catch (const std::exception&) {
+        ++dropped_;
+      }
+    }
   }
 
   // Opens a window: forget earlier records, accept new ones.

@@ -84,7 +84,8 @@ class KernelTracer {
   // device first. Empty when unavailable or no window was begun. If CUPTI fails here,
   // available() turns false and the list may be incomplete: check available() after end().
   std::vector<KernelRecord> end();
-  // Records CUPTI dropped in the last window (no buffer space): nonzero means end()'s list was
+  // Records lost in the last window (CUPTI had no buffer space, or the window held its most
+  // records, kMostRecords in kernel_tracer.cpp): nonzero means end()'s list was
   // incomplete and must not be trusted for integrity checks.
   std::uint64_t dropped_records() const;
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -93,6 +94,22 @@ std::vector<pid_t> sandbox_processes(const Launched& launched) {
   if (out.empty() && launched.inner_pidfd >= 0)
     if (pid_t first = pid_of_pidfd(launched.inner_pidfd); first > 0) out.push_back(first);
   return out;
+}
+
+bool process_running(pid_t pid) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno != EPERM) return false;  // ended and reaped
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = ::opendir(tasks.c_str());
+  if (!dir) return true;  // it exists, but /proc does not show it to us
+  bool running = false;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const char state = stat_state(tasks + "/" + e->d_name + "/stat");
+    if (state != 'Z' && state != 'X' && state != '?') running = true;
+  }
+  ::closedir(dir);
+  return running;
 }
 
 bool can_freeze(const Launched& launched) {

@@ -38,6 +38,13 @@ std::vector<pid_t> namespace_processes(int inner_pidfd);
 // Every process of a running sandbox (host pids): its cgroup's members, else its PID namespace's,
 // else its first process alone.
 std::vector<pid_t> sandbox_processes(const Launched& launched);
+// Whether `pid` is a process that can still run: one of its threads has not ended. False for a
+// pid that ended and for a zombie (ended, not yet reaped): kill(pid, 0) succeeds on a zombie, a
+// cgroup's cgroup.procs no longer lists it, and the driver goes on listing its CUDA context
+// while another process holds the device files it opened, so a sandbox could otherwise pass
+// its own dead child off as another tenant of the device. True for a pid that exists but whose
+// /proc entry cannot be read (a tenant as far as anyone can tell).
+bool process_running(pid_t pid);
 // Whether SandboxFreeze can stop this sandbox at all (a cgroup, or a PID namespace of its own).
 bool can_freeze(const Launched& launched);
 

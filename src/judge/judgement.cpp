@@ -565,10 +565,14 @@ void Judgement::check_speed_bound() {
                                  verdict_.timing->series[0].median_ms)) {
     // Other processes' kernels inflate the hops the samples are reduced by (an honest ReLU read
     // 2 us beside six other evaluations on an H100): such samples are no evidence against the
-    // candidate, and a speedup that rests on the floor is never FASTER anyway (finish_timing).
-    if (timed_beside_others_)
-      warn("implausible_speed not judged: " + *e + "; but the device was shared with other processes while it was timed");
-    else
+    // candidate, and no evidence for it either. Not only the floor's speedups: one below the
+    // bound but above the floor would otherwise stay FASTER, and a sandbox that can pass one of
+    // its own processes off as another tenant would switch the bound off at will.
+    if (timed_beside_others_) {
+      const bool demoted = never_faster(verdict_.timing->speedups);
+      warn("implausible_speed not judged: " + *e + "; but the device was shared with other processes while it was timed" +
+           (demoted ? ": its speedups are reported UNSURE, not FASTER" : ""));
+    } else
       flag(FlagName::implausible_speed, *e);
   }
 }

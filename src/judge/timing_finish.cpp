@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/speed_bound.hpp"
 #include "core/timing_note.hpp"
 #include "cuda/stream_gate.hpp"
 #include "ipc/message_fields.hpp"
@@ -211,12 +212,7 @@ void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
   // window and the checks did not see it): its speedups are never FASTER.
   result.floor_samples = floor_samples(candidate, hop, below);
   if (rests_on_floor(result.floor_samples, candidate.size())) {
-    bool demoted = false;
-    for (auto& sp : result.speedups)
-      if (sp.compare == "FASTER") {
-        sp.compare = "UNSURE";
-        demoted = true;
-      }
+    const bool demoted = never_faster(result.speedups);
     warn("timing: " + std::to_string(result.floor_samples) + " of " + std::to_string(candidate.size()) +
          " candidate samples sit at the timer's floor (the call ended within " + std::to_string(static_cast<int>(kMinCallMs * 1000)) +
          " us of the null call): its speedup is below the resolution of timing across processes" +

@@ -196,11 +196,14 @@ void Judgement::measure_time() {
     };
     const std::int64_t held = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
     if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), held);
-    // Only a process that exists counts as someone else's: a pid the driver still lists after
-    // it ended (a context left behind by one of the sandbox's own processes) is no tenant.
+    // Only a process that runs counts as someone else's: a pid the driver still lists after
+    // it ended (a context left behind by one of the sandbox's own processes) is no tenant, nor
+    // is a zombie (a child the sandbox never reaps is out of its cgroup's list, and its context
+    // lives on while a live process holds the device files it opened): such a "tenant" would
+    // turn device_busy and implausible_speed into warnings (timing_finish.cpp).
     if (frozen_now)
       for (const auto& [pid, bytes] : *used)
-        if (!ours.count(pid) && (::kill(pid, 0) == 0 || errno == EPERM)) other_processes.insert(pid);
+        if (!ours.count(pid) && isolation::process_running(pid)) other_processes.insert(pid);
   };
   bool memory_round = false;
 

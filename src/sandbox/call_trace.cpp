@@ -19,12 +19,22 @@ struct MarkerWords {
   void* device = nullptr;
   void* host = nullptr;
 };
+// A failed allocation or copy of the trace's own leaves no error behind: the runtime's last error
+// is per thread, and the candidate's next launch check on this thread (C10_CUDA_KERNEL_LAUNCH_CHECK
+// reads cudaGetLastError) would raise it as its own (an honest kernel's runtime_error on a device
+// that the candidate's workspace, or other evaluations, had filled).
 const MarkerWords* marker_buffer() {
   static MarkerWords words;
-  static bool ready = cudaMalloc(&words.device, kMarkerBytes) == cudaSuccess &&
-                      cudaMallocHost(&words.host, kMarkerBytes) == cudaSuccess;
+  static bool ready = [] {
+    const bool ok = cudaMalloc(&words.device, kMarkerBytes) == cudaSuccess &&
+                    cudaMallocHost(&words.host, kMarkerBytes) == cudaSuccess;
+    if (!ok) cudaGetLastError();
+    return ok;
+  }();
   return ready ? &words : nullptr;
 }
+
+bool is_marker_copy(const cuda::KernelRecord& r) { return r.memcpy && r.bytes == kMarkerBytes && r.name == "memcpy DtoH"; }
 }  // namespace
 
 void CallTrace::begin() {
@@ -39,9 +49,13 @@ void CallTrace::mark(void* stream) {
   marker_stream_ = cuda::KernelTracer::stream_id_of(stream);
   marked_after_ = cuda::KernelTracer::timestamp_now();
   const MarkerWords* words = marker_buffer();
-  if (marker_stream_ == cuda::KernelTracer::kUnknownStream ||
-      cudaMemcpyAsync(words->host, words->device, kMarkerBytes, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)) != cudaSuccess)
+  if (marker_stream_ == cuda::KernelTracer::kUnknownStream) {
     tracing_ = false;
+  } else if (cudaMemcpyAsync(words->host, words->device, kMarkerBytes, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)) !=
+             cudaSuccess) {
+    cudaGetLastError();  // the trace's error, not the candidate's (marker_buffer)
+    tracing_ = false;
+  }
 }
 
 nlohmann::json CallTrace::finish() {
@@ -50,15 +64,22 @@ nlohmann::json CallTrace::finish() {
   auto& tracer = cuda::KernelTracer::instance();
   const std::vector<cuda::KernelRecord> records = tracer.end();
   if (!tracer.available() || tracer.dropped_records() > 0) return nullptr;
-  // The marker: the last 4-byte copy on the call's stream queued after forward() returned.
+  // The marker: the last 4-byte device-to-host copy on the call's stream queued after forward()
+  // returned (one the candidate queued before it may start after that moment too, and comes
+  // before it on the stream). Device-to-host only: the output's copy into IPC-able memory that
+  // the sandbox queues after the marker is device-to-device, 4 bytes for a scalar, and taking it
+  // for the marker would let work that ended in between go unseen.
   std::uint64_t marker_start = 0;
   for (const auto& r : records)
-    if (r.memcpy && r.bytes == kMarkerBytes && r.stream_id == marker_stream_ && r.start_ns >= marked_after_)
+    if (is_marker_copy(r) && r.stream_id == marker_stream_ && r.start_ns >= marked_after_)
       marker_start = std::max(marker_start, r.start_ns);
   if (marker_start == 0) return nullptr;
+  // Kernels and copies alike: a copy on a stream that waited for the call's start and was never
+  // joined (the result copied into the output on a side stream) outlives the call as a kernel
+  // would, and a copy engine runs beside the judge's context, outside the time-slicing.
   nlohmann::json late = nlohmann::json::array();
   for (const auto& r : records) {
-    if (r.memcpy || r.stream_id == marker_stream_ || r.end_ns <= marker_start) continue;
+    if (r.stream_id == marker_stream_ || r.end_ns <= marker_start) continue;
     if (late.size() < kMostReported)
       late.push_back({{"kernel", r.demangled.substr(0, 200)}, {"stream", r.stream_id},
                       {"ms_after", static_cast<double>(r.end_ns - marker_start) / 1e6}});

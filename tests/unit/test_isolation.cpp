@@ -543,5 +543,39 @@ TEST(PeekExit, ReportsASignalAsWaitpidWould) {
   EXPECT_FALSE(peek_exit_status(-1));
 }
 
+// Who counts as another tenant of the device while the baselines are timed (timing_phase.cpp):
+// a zombie answers kill(pid, 0) and has left its cgroup's cgroup.procs, so a sandbox that never
+// reaps a child whose CUDA context a grandchild keeps open would pass it off as someone else's
+// process (examples/hacks/redteam_zombie_tenant.py), and device_busy and implausible_speed
+// became warnings. It is not running: no tenant.
+TEST(ProcessRunning, AZombieIsNotRunningThoughKillFindsIt) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(0);
+  int fd = open_pidfd(pid);
+  ASSERT_GE(fd, 0) << "pidfd_open";
+  ASSERT_TRUE(wait_for_peeked_exit(fd)) << "the child never ended";  // ended, not reaped
+  EXPECT_EQ(::kill(pid, 0), 0) << "kill(pid, 0) sees the zombie: the old rule counted it";
+  EXPECT_FALSE(process_running(pid));
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_FALSE(process_running(pid)) << "reaped";
+  ::close(fd);
+}
+
+TEST(ProcessRunning, ALiveProcessIsRunning) {
+  EXPECT_TRUE(process_running(::getpid()));
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  EXPECT_TRUE(process_running(pid));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_FALSE(process_running(-1));
+}
+
 }  // namespace
 }  // namespace kbv::isolation

@@ -48,5 +48,23 @@ TEST(SpeedBound, NothingToSayWithoutATimeOrAPeak) {
   EXPECT_FALSE(implausible_speed(8 * kMiB, 60 * kMiB, 4.9e12, 0.0001));  // fits in L2
 }
 
+// Where the bound is not held against the candidate (other processes shared the device while
+// it was timed) its speedups are not credited either: before, a time below the bound but above
+// the floor stayed FASTER, and strict's implausible_speed (incorrect) became correct and FASTER
+// for any sandbox that could make the judge believe it had company (redteam_zombie_tenant.py).
+TEST(SpeedBound, NeverFasterDemotesOnlyFaster) {
+  std::vector<SpeedupResult> speedups(4);
+  speedups[0].compare = "FASTER";
+  speedups[1].compare = "SLOWER";
+  speedups[2].compare = "SAME";
+  speedups[3].compare = "FASTER";
+  EXPECT_TRUE(never_faster(speedups));
+  EXPECT_EQ(speedups[0].compare, "UNSURE");
+  EXPECT_EQ(speedups[1].compare, "SLOWER");
+  EXPECT_EQ(speedups[2].compare, "SAME");
+  EXPECT_EQ(speedups[3].compare, "UNSURE");
+  EXPECT_FALSE(never_faster(speedups)) << "nothing left to demote";
+}
+
 }  // namespace
 }  // namespace kbv

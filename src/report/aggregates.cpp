@@ -155,8 +155,15 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
   std::string b = baseline.empty() ? verdict_headline_baseline(v) : baseline;
   if (const auto* cand = verdict_series(v, "candidate")) p.candidate_ms = cand->median_ms;
   if (const auto* base = verdict_series(v, b)) p.baseline_ms = base->median_ms;
+  // A speedup that rests on the timer's floor (half the candidate's samples or more credited the
+  // floor: its time is below what timing across processes resolves, or its work ran where the
+  // window did not see it) is no figure: the problem is correct, never fast, and left out of the
+  // speedup average (the verdict says UNSURE, never FASTER).
+  const auto* cand_series = verdict_series(v, "candidate");
+  p.speedup_on_floor = p.correct && v.timing && cand_series && cand_series->samples > 0 &&
+                       2 * static_cast<std::int64_t>(v.timing->floor_samples) >= cand_series->samples;
   if (p.correct) {
-    if (const auto* s = verdict_speedup(v, b)) {
+    if (const auto* s = p.speedup_on_floor ? nullptr : verdict_speedup(v, b)) {
       p.speedup = s->median;
       p.speedup_ci_low = s->ci_low;
       p.speedup_ci_high = s->ci_high;

@@ -62,9 +62,13 @@ struct ProblemScore {
   std::optional<double> memory_ratio;  // baseline / candidate; nullopt when one side is 0 or unmeasured
   std::map<std::string, int> flag_counts;  // flag name -> samples carrying it
 
+  // Correct, but its speedup rests on the timer's floor (score_problem): no figure, and never fast.
+  bool speedup_on_floor = false;
+
   // Known unless the problem is correct and has no speedup against the scoring's baseline.
   std::optional<bool> fast(double p) const {
     if (p <= 0 || !correct) return correct;
+    if (speedup_on_floor) return false;
     if (!speedup) return std::nullopt;
     return *speedup > p;
   }

@@ -89,6 +89,23 @@ TEST(Aggregates, FastPIsStrictlyGreaterAndFast0IsCorrectness) {
   EXPECT_EQ(a.fast_p.size(), kFastPThresholds.size());
 }
 
+TEST(Aggregates, ASpeedupOnTheTimersFloorIsNeverFastAndNoFigure) {
+  std::vector<VerdictRecord> records;
+  for (const auto& f : {correct(1, 30.0), correct(2, 2.0)}) records.push_back(make_record(f));
+  records[0].verdict.timing->floor_samples = 2;  // half of its 4 samples: the floor rule
+  const Report r = build_report(std::move(records), ReportOptions{"", "test.db"});
+  const auto& a = overall(r);
+  EXPECT_DOUBLE_EQ(*a.fast(0), 1.0) << "still correct";
+  EXPECT_DOUBLE_EQ(*a.fast(1), 0.5) << "only problem 2 is fast";
+  EXPECT_DOUBLE_EQ(*a.fast(0.5), 0.5) << "a floor's speedup is no figure at any threshold";
+  EXPECT_NEAR(*a.correct_speedup, 2.0, 1e-12) << "left out of the average";
+  // One sample below half is still a figure.
+  std::vector<VerdictRecord> one;
+  one.push_back(make_record(correct(1, 30.0)));
+  one[0].verdict.timing->floor_samples = 1;
+  EXPECT_DOUBLE_EQ(*overall(build_report(std::move(one), ReportOptions{"", "test.db"})).fast(1), 1.0);
+}
+
 TEST(Aggregates, CorrectSpeedupIsGeomeanOverCorrectProblemsOnly) {
   auto r = build({correct(1, 2.0), correct(2, 8.0), failed(3, Outcome::incorrect), failed(4, Outcome::compile_error)});
   const auto& a = overall(r);

@@ -150,8 +150,9 @@ class Session:
 
         The same candidate code twice for one problem (from text or files) is judged once, and
         each item gets its own copy of that verdict: GRPO groups often repeat a completion, and
-        two evaluations of one source at once would race on its build folder. For that reason
-        too, the same code for other problems is evaluated one problem after the other.
+        two evaluations of one source at once would wait on one build-cache entry, one after the
+        other. For that reason too, the same code for other problems is evaluated one problem
+        after the other.
 
         One item never loses the others: an item kbv could not evaluate (an ``internal_error``
         verdict, a usage error such as a missing file, no verdict at all) comes back as a

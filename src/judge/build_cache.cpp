@@ -2,15 +2,18 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -90,6 +93,7 @@ BuildCacheEntry build_cache_entry(const std::string& build_root, const std::stri
   std::string key = source_sha256.substr(0, 16);
   e.dir = (root / key).string();
   e.manifest = (root / ".kbv-manifests" / (key + ".json")).string();
+  e.lock = (root / ".kbv-manifests" / (key + ".lock")).string();
   e.log = (root / key / "build.log").string();
   return e;
 }
@@ -145,5 +149,24 @@ void build_cache_record(const BuildCacheEntry& entry) {
   std::error_code ec;
   fs::rename(tmp, entry.manifest, ec);
 }
+
+BuildCacheLock::BuildCacheLock(const BuildCacheEntry& entry) {
+  // 0600 and O_CLOEXEC: no sandbox of another uid may open it, none of ours inherits it (either
+  // could then hold it and stall every judge of this source).
+  fd_ = ::open(entry.lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0)
+    throw std::runtime_error("cannot open the build cache lock " + entry.lock + ": " + std::strerror(errno) +
+                             "; kbv must be able to write in its --build-dir");
+  int rc;
+  do rc = ::flock(fd_, LOCK_EX);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    ::close(fd_);
+    throw std::runtime_error("cannot lock the build cache entry " + entry.lock + ": " + std::strerror(err));
+  }
+}
+
+BuildCacheLock::~BuildCacheLock() { ::close(fd_); }  // releases the flock
 
 }  // namespace kbv::judge

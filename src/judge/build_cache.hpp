@@ -13,6 +13,7 @@ namespace kbv::judge {
 struct BuildCacheEntry {
   std::string dir;       // <build root>/<first 16 hex of the source's sha256>
   std::string manifest;  // <build root>/.kbv-manifests/<same>.json
+  std::string lock;      // <build root>/.kbv-manifests/<same>.lock (BuildCacheLock)
   std::string log;       // <dir>/build.log
 };
 
@@ -27,11 +28,29 @@ void build_cache_create(const BuildCacheEntry& entry);
 std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry);
 
 // Hands the entry to `uid` (when the judge is root; a no-op otherwise), so that a sandbox running
-// as `uid` can build into it. Only when no other sandbox uses the entry: one that is loading from
-// it would lose its write access (torch's build lock) halfway.
+// as `uid` can build into it. Only under the entry's BuildCacheLock: a sandbox that is building or
+// loading from it would lose its access (the entry is 0700) halfway.
 void build_cache_hand_over(const BuildCacheEntry& entry, std::int64_t uid);
 
 // After a build: records the sha256 of every shared library under the entry.
 void build_cache_record(const BuildCacheEntry& entry);
+
+// One judge at a time for an entry (other kbv eval or kbv run processes share the build root),
+// from build_cache_verify through hand-over and its sandbox's import to build_cache_record: so no
+// judge hands the entry to its sandbox's uid, or empties it as unrecorded, while another judge's
+// sandbox builds there; the next finds the build done and recorded. An flock beside the manifest,
+// where no sandbox writes: the kernel drops it when its holder ends, however it ends.
+class BuildCacheLock {
+ public:
+  // Waits while another judge holds it; throws when it cannot be taken (the lock file cannot be
+  // opened or locked).
+  explicit BuildCacheLock(const BuildCacheEntry& entry);
+  ~BuildCacheLock();
+  BuildCacheLock(const BuildCacheLock&) = delete;
+  BuildCacheLock& operator=(const BuildCacheLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 }  // namespace kbv::judge

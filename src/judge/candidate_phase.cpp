@@ -145,6 +145,7 @@ void Judgement::await_build() {
   build.log_tail = tail_of_file(cache_.log, 8 * 1024);
   build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
   build_cache_record(cache_);
+  cache_lock_.reset();  // the import is over: the next judge of this source may hand the entry over
   verdict_.build = build;
   // The judge's look at the sandbox's processes, not its report: the import has loaded them.
   observe_custom_kernel(&build);
@@ -183,6 +184,7 @@ void Judgement::finish_build_only() {
   build.log_tail = tail_of_file(cache_.log, 8 * 1024);
   build.extensions = guarded(Outcome::protocol_violation, "the sandbox's build report", [&] { return parse_extensions(reply); });
   build_cache_record(cache_);
+  cache_lock_.reset();  // the import is over: the next judge of this source may hand the entry over
   verdict_.build = build;
   observe_custom_kernel(&build);
   if (reply["type"] == "failed") {

@@ -141,6 +141,7 @@ bool Judgement::start_ahead(int gate_fd) {
 std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
   if (sandbox_) sandbox_->stop();
+  cache_lock_.reset();  // no sandbox of ours uses the entry now
   if (twin_) twin_->stop();
   // Its end speaks for every process the sandbox started only when they were in its PID namespace
   // or its cgroup; the twin is kbv's own and starts none.
@@ -176,6 +177,11 @@ void Judgement::begin_turn() {
   if (!sandbox_ || runner_start_error_) return;
   try {
     profile::Step step("turn.cache_and_jobs");
+    // Another evaluation of this source (another kbv eval, a kbv run) may be building into the
+    // entry: it is handed over only once that build is recorded, and this one loads it. The wait
+    // is not the candidate's build time.
+    cache_lock_ = std::make_unique<BuildCacheLock>(cache_);
+    restart_clock();
     if (auto changed = build_cache_verify(cache_))
       flag(FlagName::build_cache_tampered, "the build cache entry did not match what kbv recorded after its build (" + *changed +
                                                "): it was emptied and rebuilt");

@@ -294,6 +294,7 @@ class Judgement {
   bool started_ahead_ = false;
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
+  std::unique_ptr<BuildCacheLock> cache_lock_;  // from begin_turn() until the build is recorded (or the sandbox stopped)
   std::map<std::string, std::vector<std::int64_t>> candidate_state_;  // ModelNew's state_dict: name -> shape
   int weights_copied_ = 0, weights_entries_ = 0;
   std::vector<std::optional<torch_host::SharedBlock>> slots_;

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <thread>
 
 #include "kbv_cli.hpp"
 
@@ -271,6 +273,59 @@ TEST(EvalCli, StaleBuildLockFromAKilledBuildDoesNotHang) {
   std::ofstream(ext_dir + "/lock") << "";  // what a SIGKILLed torch build leaves
   auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing", "--compile-timeout", "60"});
   EXPECT_EQ(outcome(again), "correct") << context(again);
+}
+
+// Several kbv eval of one source, started at once on one new build folder: one builds, the others
+// wait for that build and load it, and each gets the verdict one evaluation alone gets. As root
+// each judge hands the entry to its own sandbox's uid: done while another sandbox was building
+// there, that took the entry away from it, and its candidate was blamed for a PermissionError.
+TEST(EvalCli, ConcurrentEvalsOfOneSourceOnANewBuildFolderAgree) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("kbv-concurrent-builds-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "builds");
+  struct Cleanup {
+    fs::path root;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(root, ec);
+    }
+  } cleanup{root};
+  constexpr int kEvals = 3;
+  std::vector<ProcessResult> processes(kEvals);
+  std::vector<std::thread> evals;
+  for (int i = 0; i < kEvals; ++i)
+    evals.emplace_back([&, i] {
+      ProcessSpec spec;
+      spec.argv = {testing::kBin + "/kbv", "eval", kRelu, candidate("relu_cpp_ext.py"), "--device", "cpu", "--no-timing",
+                   "--json", (root / ("verdict-" + std::to_string(i) + ".json")).string(), "--build-dir",
+                   (root / "builds").string()};
+      processes[i] = run_process(spec, Clock::now() + std::chrono::seconds(800));
+    });
+  for (auto& t : evals) t.join();
+  std::set<std::string> flags_seen;
+  std::string log_path;
+  for (int i = 0; i < kEvals; ++i) {
+    SCOPED_TRACE("evaluation " + std::to_string(i));
+    CliResult r{processes[i], nlohmann::json()};
+    std::ifstream in(root / ("verdict-" + std::to_string(i) + ".json"));
+    if (in) r.verdict = nlohmann::json::parse(in, nullptr, false);
+    EXPECT_EQ(outcome(r), "correct") << context(r);
+    EXPECT_EQ(context(r).find("PermissionError"), std::string::npos) << context(r);
+    std::string flags;
+    if (r.verdict.is_object())
+      for (const auto& f : r.verdict.value("flags", nlohmann::json::array())) flags += f.value("name", "") + " ";
+    flags_seen.insert(flags);
+    if (r.verdict.is_object() && r.verdict.contains("build")) log_path = r.verdict["build"].value("log_path", "");
+  }
+  EXPECT_EQ(flags_seen.size(), 1u) << "every verdict with the same flags";
+  for (const auto& flags : flags_seen) EXPECT_EQ(flags.find("build_cache_tampered"), std::string::npos) << flags;
+  // Built once: every other evaluation found the build done (torch's ninja, verbose into the log).
+  std::ifstream in(log_path);
+  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int loaded = 0;
+  for (auto at = log.find("ninja: no work to do"); at != std::string::npos; at = log.find("ninja: no work to do", at + 1)) ++loaded;
+  EXPECT_EQ(loaded, kEvals - 1) << log;
 }
 
 }  // namespace

@@ -58,7 +58,9 @@ foreach(_kbv_i RANGE 0 ${_kbv_last} 2)
 endforeach()
 
 # The tests that share tests/shared-builds (kbv_cli.hpp, shared_build_dir()): after the fixture
-# that empties it, and one at a time (one cache entry never serves two judges at once).
+# that empties it, and one at a time (none waits on the cache entry another is building). ctest
+# starts them before the rest: the fixture's cleanup depends on them, which puts them a dependency
+# level above every other test.
 foreach(_kbv_name
     "StrictCli.HonestShapeSpecialisationGetsNoIntegrityFlag"
     "StrictCli.StrictDistributionsDiscriminateReLU"

@@ -43,9 +43,11 @@ inline const std::string& build_dir() {
 // (~25 s of CPU a compile on the 2-core machine). A test that checks how a build is made, or
 // leaves a build folder other than it found it, keeps its own build_dir().
 // ctest empties it before the first of them (the fixture kbv_shared_builds, tests/schedule) and
-// runs them one at a time (the lock of the same name): one cache entry must not serve two judges
-// at once, since each hands the entry to its own sandbox's uid. The lock on the folder, held for
-// the rest of the test process, keeps that so when the tests are run without ctest as well.
+// runs them one at a time (the lock of the same name): two judges on one cache entry at once
+// either wait for each other (a ctest slot held idle through another test's build) or, with a
+// kbv older than the build cache's entry lock, collide (each hands the entry to its own sandbox's
+// uid). The lock on the folder, held for the rest of the test process, keeps them apart when they
+// are run without ctest as well.
 inline const std::string& shared_build_dir() {
   static const std::string dir = [] {
     const std::string d = KBV_SHARED_BUILD_DIR;

@@ -53,7 +53,8 @@ if [ -n "${KBV_PYTHON:-}" ]; then
   say "using torch $("$KBV_PYTHON" -c 'import torch; print(torch.__version__)') from $KBV_PYTHON"
   KBV_PY_BIN="$(dirname "$KBV_PYTHON")"
 else
-  if ! "$KBV_VENV/bin/python" -c "import torch, sys; sys.exit(0 if torch.__version__.startswith('$TORCH_VERSION') else 1)" 2>/dev/null; then
+  # The installed version from its metadata: importing torch to ask costs seconds on every run.
+  if ! "$KBV_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('torch').startswith('$TORCH_VERSION') else 1)" 2>/dev/null; then
     say "creating $KBV_VENV with torch==$TORCH_VERSION (a few minutes, once)"
     python3 -m venv "$KBV_VENV"
     "$KBV_VENV/bin/pip" install -q --upgrade pip

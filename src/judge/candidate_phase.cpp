@@ -214,7 +214,7 @@ void Judgement::construct_candidate() {
     end_with_runner_error(e, "constructing ModelNew");
   }
   const bool first = !reader_;  // the sandbox's first ModelNew: the twin and the hop page too
-  if (first) {
+  if (first && twin_) {
     try {
       twin_->receive("ready", run_deadline_);
     } catch (const RunnerError& e) {

@@ -106,7 +106,9 @@ void Judgement::start_runners() {
     std::size_t arena = cuda ? (64u << 20) : (std::size_t{8} << 30);
     sandbox_ = RunnerClient::start("candidate", spec, arena);
     verdict_.isolation = sandbox_->isolation();
-    if (!job_.build_only) twin_ = RunnerClient::start("twin", twin_spec(), 1 << 20);
+    // The twin serves the timed calls (and, on a GPU, the memory evidence): a CPU evaluation
+    // without timing has no use for it, and starting it costs that evaluation ~9% of its CPU.
+    if (!job_.build_only && (job_.timing.enabled || cuda)) twin_ = RunnerClient::start("twin", twin_spec(), 1 << 20);
     sandbox_hello_ = {{"type", "hello"},
                       {"device", job_.device},
                       {"precision", job_.precision},

@@ -27,9 +27,9 @@ std::string candidate(const std::string& name) { return example_candidate(name);
 
 // CPU runs with a short timing budget: the integration tests check the verdict's shape, not
 // the figures.
-CliResult run_kbv(std::vector<std::string> args) {
+CliResult run_kbv(std::vector<std::string> args, const std::string& builds = "") {
   args.insert(args.end(), {"--time-budget", "0.5"});
-  return testing::run_kbv_eval(args, "cpu");
+  return testing::run_kbv_eval(args, "cpu", 900, builds);
 }
 
 // The object files and libraries under `dir`, each with its modification time: what a compiler
@@ -242,10 +242,12 @@ TEST(EvalCli, MissingFileIsAUsageErrorNotAVerdict) {
 }
 
 // Two candidates that both call load_inline(name="my_ext") build into different folders under
-// different module names, and both are correct.
+// different module names, and both are correct. The folder is the one the other tests of these
+// sources use (whichever runs first builds them).
 TEST(EvalCli, SameExtensionNameDoesNotCollide) {
-  auto relu = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
-  auto swish = run_kbv({kSwish, candidate("swish_cpp_ext.py"), "--no-timing"});
+  const std::string& builds = testing::shared_build_dir();
+  auto relu = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"}, builds);
+  auto swish = run_kbv({kSwish, candidate("swish_cpp_ext.py"), "--no-timing"}, builds);
   ASSERT_EQ(outcome(relu), "correct") << context(relu);
   ASSERT_EQ(outcome(swish), "correct") << context(swish);
   const auto& a = relu.verdict["build"]["extensions"][0];
@@ -259,19 +261,28 @@ TEST(EvalCli, SameExtensionNameDoesNotCollide) {
   // untouched; not a figure of seconds, which load can move).
   const auto built = compiled_files(relu.verdict["build"]["build_dir"].get<std::string>());
   ASSERT_FALSE(built.empty()) << context(relu);
-  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"}, builds);
   ASSERT_EQ(outcome(again), "correct");
   EXPECT_EQ(compiled_files(again.verdict["build"]["build_dir"].get<std::string>()), built) << "compiled again\n" << context(again);
 }
 
 // A build killed mid-way leaves torch's lock file in the extension's build folder; the next
-// evaluation of the same source must not wait on it forever.
+// evaluation of the same source must not wait on it forever. In the shared build folder (the
+// build is the other tests'): the lock is removed again at the end, whatever happened.
 TEST(EvalCli, StaleBuildLockFromAKilledBuildDoesNotHang) {
-  auto first = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"});
+  const std::string& builds = testing::shared_build_dir();
+  auto first = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing"}, builds);
   ASSERT_EQ(outcome(first), "correct") << context(first);
   std::string ext_dir = first.verdict["build"]["extensions"][0]["build_dir"];
-  std::ofstream(ext_dir + "/lock") << "";  // what a SIGKILLed torch build leaves
-  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing", "--compile-timeout", "60"});
+  struct RemoveLock {
+    std::string path;
+    ~RemoveLock() {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  } remove_lock{ext_dir + "/lock"};
+  std::ofstream(remove_lock.path) << "";  // what a SIGKILLed torch build leaves
+  auto again = run_kbv({kRelu, candidate("relu_cpp_ext.py"), "--no-timing", "--compile-timeout", "60"}, builds);
   EXPECT_EQ(outcome(again), "correct") << context(again);
 }
 

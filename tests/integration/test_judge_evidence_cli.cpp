@@ -24,8 +24,9 @@ const std::string kAttacks = testing::kSource + "/examples/attacks/";
 const std::string kRelu = testing::example_problem("19_ReLU.py");
 const std::string kLogProblem = testing::fixture("evidence/log_with_one_zero.py");
 
-CliResult eval(const std::string& problem, const std::string& candidate, const std::string& protocol) {
-  return testing::run_kbv_eval({problem, candidate, "--protocol", protocol, "--time-budget", "0.3"}, "cpu");
+CliResult eval(const std::string& problem, const std::string& candidate, const std::string& protocol,
+               const std::string& builds = "") {
+  return testing::run_kbv_eval({problem, candidate, "--protocol", protocol, "--time-budget", "0.3"}, "cpu", 900, builds);
 }
 
 std::set<std::string> flags_of(const CliResult& r) {
@@ -57,7 +58,7 @@ TEST(JudgeEvidence, ARelaysForgedExtensionIsNotACustomKernel) {
 }
 
 TEST(JudgeEvidence, AnHonestExtensionIsStillACustomKernel) {
-  auto r = eval(kRelu, testing::example_candidate("relu_cpp_ext.py"), "strict");
+  auto r = eval(kRelu, testing::example_candidate("relu_cpp_ext.py"), "strict", testing::shared_build_dir());
   EXPECT_EQ(r.outcome(), "correct") << r.context();
   EXPECT_TRUE(r.verdict["custom_kernel"].get<bool>()) << "the judge sees its library mapped\n" << r.context();
   EXPECT_FALSE(flags_of(r).count("sandbox_account_differs")) << r.context();

@@ -21,10 +21,16 @@ using testing::CliResult;
 const std::string kHacks = testing::kSource + "/examples/hacks/";
 
 CliResult eval_hack(const std::string& problem, const std::string& file, const std::string& protocol,
-                    std::vector<std::string> extra = {}) {
+                    std::vector<std::string> extra = {}, const std::string& builds = "") {
   std::vector<std::string> args{problem, kHacks + file, "--protocol", protocol, "--time-budget", "0.5"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return testing::run_kbv_eval(args, "cpu");
+  return testing::run_kbv_eval(args, "cpu", 900, builds);
+}
+
+// honest_shape_specialised.py, a C++ extension: built once for the tests below that evaluate it.
+CliResult eval_honest_extension(const std::string& protocol) {
+  return eval_hack(testing::example_problem("19_ReLU.py"), "honest_shape_specialised.py", protocol, {},
+                   testing::shared_build_dir());
 }
 
 std::set<std::string> flags_of(const CliResult& r) {
@@ -228,7 +234,7 @@ TEST(StrictCli, PyTorchOnlyRewriteIsReportedNotFailed) {
 }
 
 TEST(StrictCli, HonestShapeSpecialisationGetsNoIntegrityFlag) {
-  auto r = eval_hack(kRelu, "honest_shape_specialised.py", "strict");
+  auto r = eval_honest_extension("strict");
   EXPECT_EQ(r.outcome(), "correct") << r.context();
   auto flags = flags_of(r);
   flags.erase("degenerate");  // not an integrity flag; the ReLU problem is fine under strict anyway
@@ -240,8 +246,8 @@ TEST(StrictCli, HonestShapeSpecialisationGetsNoIntegrityFlag) {
 // so without the override the same candidate gets no flag (HonestShapeSpecialisation above).
 TEST(StrictCli, TimeBelowThePhysicalBoundIsImplausibleSpeed) {
   ::setenv("KBV_PEAK_DRAM_BYTES_PER_S", "1000", 1);
-  auto r = eval_hack(kRelu, "honest_shape_specialised.py", "strict");
-  auto standard = eval_hack(kRelu, "honest_shape_specialised.py", "standard");
+  auto r = eval_honest_extension("strict");
+  auto standard = eval_honest_extension("standard");
   ::unsetenv("KBV_PEAK_DRAM_BYTES_PER_S");
   EXPECT_EQ(r.outcome(), "incorrect") << r.context();
   EXPECT_TRUE(flags_of(r).count("implausible_speed")) << r.context();
@@ -258,9 +264,9 @@ TEST(StrictCli, DegenerateProblemIsFlagged) {
 
 // The same ReLU problem is non-degenerate under strict: its mixed-sign draws discriminate.
 TEST(StrictCli, StrictDistributionsDiscriminateReLU) {
-  auto r = eval_hack(kRelu, "honest_shape_specialised.py", "strict");
+  auto r = eval_honest_extension("strict");
   EXPECT_FALSE(flags_of(r).count("degenerate")) << r.context();
-  auto verified = eval_hack(kRelu, "honest_shape_specialised.py", "verified");
+  auto verified = eval_honest_extension("verified");
   EXPECT_TRUE(flags_of(verified).count("degenerate")) << "verified's four draws cannot tell ReLU from identity/zeros";
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Runs the real `kbv eval` binary and reads back the JSON verdict it wrote, or the real kbv-judge
 // on one job. Shared by the CPU integration tests and the GPU tests.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -35,6 +37,29 @@ inline const std::string& build_dir() {
   return dir;
 }
 
+#ifdef KBV_SHARED_BUILD_DIR
+// The build folder of the tests that evaluate the same C++ extension sources (relu_cpp_ext,
+// swish_cpp_ext, honest_shape_specialised): each is compiled once per ctest run, not once per test
+// (~25 s of CPU a compile on the 2-core machine). A test that checks how a build is made, or
+// leaves a build folder other than it found it, keeps its own build_dir().
+// ctest empties it before the first of them (the fixture kbv_shared_builds, tests/schedule) and
+// runs them one at a time (the lock of the same name): two judges on one cache entry at once
+// either wait for each other (a ctest slot held idle through another test's build) or, with a
+// kbv older than the build cache's entry lock, collide (each hands the entry to its own sandbox's
+// uid). The lock on the folder, held for the rest of the test process, keeps them apart when they
+// are run without ctest as well.
+inline const std::string& shared_build_dir() {
+  static const std::string dir = [] {
+    const std::string d = KBV_SHARED_BUILD_DIR;
+    std::filesystem::create_directories(d);
+    int fd = ::open((d + "/.kbv-test-lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) ::flock(fd, LOCK_EX);  // released when the test process ends
+    return d;
+  }();
+  return dir;
+}
+#endif
+
 struct CliResult {
   ProcessResult process;
   nlohmann::json verdict;  // null when kbv wrote none
@@ -49,15 +74,16 @@ struct CliResult {
   }
 };
 
-// kbv eval <args> --device <device> --json <tmp> --build-dir <shared> [--time-budget ...]
+// kbv eval <args> --device <device> --json <tmp> --build-dir <builds> [--time-budget ...]
+// `builds`: build_dir() unless given (shared_build_dir()).
 inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& device,
-                              double timeout_seconds = 900) {
+                              double timeout_seconds = 900, const std::string& builds = "") {
   static std::atomic<int> counter{0};  // tests may evaluate from several threads
   std::string json_path = build_dir() + "/verdict-" + std::to_string(++counter) + ".json";
   ProcessSpec spec;
   spec.argv = {kBin + "/kbv", "eval"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.argv.insert(spec.argv.end(), {"--device", device, "--json", json_path, "--build-dir", build_dir()});
+  spec.argv.insert(spec.argv.end(), {"--device", device, "--json", json_path, "--build-dir", builds.empty() ? build_dir() : builds});
   auto deadline = Clock::now() + std::chrono::seconds(static_cast<long>(timeout_seconds));
   CliResult r;
   r.process = run_process(spec, deadline);

@@ -4,6 +4,7 @@
 // (output bytes beyond L2) / (the device's theoretical peak DRAM bandwidth) is not a fast kernel
 // but a timing that missed work (a side stream or thread the other checks did not see, or a
 // clock the candidate got around). Torch-free arithmetic, so it is tested on any machine.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,5 +37,12 @@ std::optional<std::string> implausible_speed(std::int64_t output_bytes, std::int
 // processes shared the device while it was timed): every FASTER becomes UNSURE. Returns whether
 // any did.
 bool never_faster(std::vector<SpeedupResult>& speedups);
+
+// Half the candidate's samples or more at the timer's floor: the speedup rests on the floor, not
+// on the kernel. The judge then never says FASTER; the report counts the problem correct, never
+// fast, and leaves its speedup out of the average.
+inline bool rests_on_floor(int at_floor, std::size_t samples) {
+  return samples > 0 && 2 * static_cast<std::size_t>(at_floor) >= samples;
+}
 
 }  // namespace kbv

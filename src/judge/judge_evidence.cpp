@@ -9,8 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <csignal>
+#include <map>
 #include <set>
 
 #include <cuda_runtime_api.h>
@@ -65,29 +64,39 @@ std::optional<DeviceHolders> Judgement::device_holders() {
   }
   auto used = nvml_->used();
   if (!used) return std::nullopt;
-  auto sum = [&](const RunnerClient& r) {
-    std::int64_t bytes = 0;
-    for (pid_t p : isolation::sandbox_processes(r.launched()))
-      if (auto it = used->find(p); it != used->end()) bytes += it->second;
-    return bytes;
-  };
-  DeviceHolders h;
-  // The twin is a bare torch process with a CUDA context: what the sandbox holds above it is the
-  // candidate's (as timing_phase.cpp reads it).
-  h.sandbox = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
-  if (auto it = used->find(::getpid()); it != used->end()) h.judge = it->second;
-  std::set<pid_t> ours{::getpid()};
-  for (const RunnerClient* r : {sandbox_.get(), twin_.get()})
-    for (pid_t p : isolation::sandbox_processes(r->launched())) ours.insert(p);
-  // A pid the driver still lists after its process ended is nobody's (as timing_phase.cpp).
-  for (const auto& [pid, bytes] : *used)
-    if (!ours.count(pid) && (::kill(pid, 0) == 0 || errno == EPERM)) h.others += bytes;
+  DeviceHolders h = holders_in(*used);
   h.total = verdict_.device.memory_bytes;
   if (h.total <= 0) {
     std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) h.total = static_cast<std::int64_t>(total_bytes);
     cudaGetLastError();
   }
+  return h;
+}
+
+DeviceHolders Judgement::holders_in(const std::map<pid_t, std::int64_t>& used, std::set<pid_t>* others) const {
+  std::set<pid_t> ours{::getpid()};
+  auto sum = [&](const RunnerClient& r) {
+    std::int64_t bytes = 0;
+    for (pid_t p : isolation::sandbox_processes(r.launched())) {
+      ours.insert(p);
+      if (auto it = used.find(p); it != used.end()) bytes += it->second;
+    }
+    return bytes;
+  };
+  DeviceHolders h;
+  // The twin is a bare torch process with a CUDA context: what the sandbox holds above it is the
+  // candidate's.
+  h.sandbox = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
+  if (auto it = used.find(::getpid()); it != used.end()) h.judge = it->second;
+  // Only a process that runs is someone else's: a pid the driver still lists after it ended is
+  // nobody's, and a zombie (a child the sandbox never reaps is out of its cgroup's list while a
+  // live process keeps its context) is the sandbox's own trick (isolation::process_running).
+  for (const auto& [pid, bytes] : used)
+    if (!ours.count(pid) && isolation::process_running(pid)) {
+      h.others += bytes;
+      if (others) others->insert(pid);
+    }
   return h;
 }
 

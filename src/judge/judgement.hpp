@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,9 @@ class Judgement {
   void observe_custom_kernel(const BuildResult* build = nullptr);
   // Per-process device memory from the driver; nullopt without a GPU, a sandbox or NVML.
   std::optional<DeviceHolders> device_holders();
+  // The holders in the driver's per-process list `used` (total left 0); the pids of the others
+  // into `*others` when given. Needs the sandbox and the twin.
+  DeviceHolders holders_in(const std::map<pid_t, std::int64_t>& used, std::set<pid_t>* others = nullptr) const;
   // An out-of-memory in the judge (`what` says so) while the sandbox holds more than its share of
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   std::optional<Ending> starvation_ending(const std::string& what);

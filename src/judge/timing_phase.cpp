@@ -179,31 +179,17 @@ void Judgement::measure_time() {
   std::set<pid_t> other_processes;
   int memory_samples = 0;
   // `frozen_now`: the sandbox is frozen, so its processes can neither start nor end meanwhile and
-  // every pid NVML lists that is not among them is truly someone else's.
+  // every running pid NVML lists that is not among them is truly someone else's (holders_in).
   auto read_process_memory = [&](bool frozen_now) {
     if (!nvml || memory_samples >= kMemorySamples) return;
     ++memory_samples;
     auto used = nvml->used();
     if (!used) return;
-    std::set<pid_t> ours{::getpid()};
-    auto sum = [&](const RunnerClient& r) {
-      std::int64_t bytes = 0;
-      for (pid_t p : isolation::sandbox_processes(r.launched())) {
-        ours.insert(p);
-        if (auto it = used->find(p); it != used->end()) bytes += it->second;
-      }
-      return bytes;
-    };
-    const std::int64_t held = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
-    if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), held);
-    // Only a process that runs counts as someone else's: a pid the driver still lists after
-    // it ended (a context left behind by one of the sandbox's own processes) is no tenant, nor
-    // is a zombie (a child the sandbox never reaps is out of its cgroup's list, and its context
-    // lives on while a live process holds the device files it opened): such a "tenant" would
-    // turn device_busy and implausible_speed into warnings (timing_finish.cpp).
-    if (frozen_now)
-      for (const auto& [pid, bytes] : *used)
-        if (!ours.count(pid) && isolation::process_running(pid)) other_processes.insert(pid);
+    std::set<pid_t> others;
+    const DeviceHolders h = holders_in(*used, frozen_now ? &others : nullptr);
+    if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), h.sandbox);
+    // Such a tenant turns device_busy and implausible_speed into warnings (timing_finish.cpp).
+    other_processes.insert(others.begin(), others.end());
   };
   bool memory_round = false;
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/speed_bound.hpp"
 #include "core/verdict.hpp"
 
 namespace kbv::judge {
@@ -69,11 +70,7 @@ bool below_hop(const std::vector<double>& candidate, double hop, bool cuda);
 // Candidate samples credited the floor: the call ended within kMinCallMs of the hop (none when
 // its samples are kept whole, below the hop).
 int floor_samples(const std::vector<double>& candidate, double hop, bool below);
-// Half the samples or more at the floor: the speedup rests on the timer's floor, not on the
-// kernel, and is never reported FASTER.
-inline bool rests_on_floor(int at_floor, std::size_t samples) {
-  return samples > 0 && 2 * static_cast<std::size_t>(at_floor) >= samples;
-}
+// Half the samples or more at the floor: rests_on_floor (core/speed_bound.hpp).
 // On the GPU the null call pays a switch into the twin's context, and a call that runs no
 // kernel in the sandbox's context (one that returns a view of its input) pays none: taking the
 // hop out would leave nothing. Its samples are kept whole, an upper bound on its time.

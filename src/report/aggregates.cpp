@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/protocol.hpp"
+#include "core/speed_bound.hpp"
 #include "core/stage_group.hpp"
 #include "store/result_store.hpp"
 
@@ -160,8 +161,8 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
   // window did not see it) is no figure: the problem is correct, never fast, and left out of the
   // speedup average (the verdict says UNSURE, never FASTER).
   const auto* cand_series = verdict_series(v, "candidate");
-  p.speedup_on_floor = p.correct && v.timing && cand_series && cand_series->samples > 0 &&
-                       2 * static_cast<std::int64_t>(v.timing->floor_samples) >= cand_series->samples;
+  p.speedup_on_floor = p.correct && v.timing && cand_series &&
+                       rests_on_floor(v.timing->floor_samples, static_cast<std::size_t>(cand_series->samples));
   if (p.correct) {
     if (const auto* s = p.speedup_on_floor ? nullptr : verdict_speedup(v, b)) {
       p.speedup = s->median;

@@ -7,6 +7,8 @@ prints `ATTACK <name>: <what happened>` lines, which the tests read from the ver
 output_tail.
 """
 import os
+import socket
+import struct
 
 
 def report(name, text):
@@ -28,3 +30,41 @@ def writable_fds():
     except OSError:
         pass
     return out
+
+
+# The runner's channel (fd 3): one SOCK_SEQPACKET message a datagram, fds as SCM_RIGHTS.
+MAXMSG = (1 << 20) + 1
+FDSPACE = socket.CMSG_SPACE(16 * struct.calcsize("i"))
+
+
+def recv(sock):
+    data, anc, flags, _ = sock.recvmsg(MAXMSG, FDSPACE)
+    fds = []
+    for level, typ, blob in anc:
+        if level == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+            fds += list(struct.unpack(f"{len(blob) // 4}i", blob[: len(blob) // 4 * 4]))
+    return data, fds
+
+
+def send(sock, data, fds=()):
+    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))] if fds else []
+    sock.sendmsg([data], anc)
+
+
+def take_over_channel(relay):
+    """Puts a forked relay between the judge and this runner: relay(judge, runner) gets the judge's
+    end of the channel and the runner's new one, and runs in the child until it returns."""
+    real = os.dup(3)
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        b.close()
+        judge = socket.socket(fileno=real)
+        try:
+            relay(judge, a)
+        finally:
+            os._exit(0)
+    os.close(real)
+    a.close()
+    os.dup2(b.fileno(), 3)  # the runner's Channel keeps fd 3: now the relay's end
+    b.close()

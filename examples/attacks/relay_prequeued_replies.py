@@ -24,30 +24,16 @@ judge refuses a message sent before it asked. kbv must conclude: not correct und
 import json
 import os
 import select
-import socket
-import struct
+import sys
 import time
 
 import torch
 import torch.nn as nn
 
+sys.path.insert(0, os.path.dirname(__file__))
+from _attack_common import recv, send, take_over_channel  # noqa: E402
+
 HONEST_CALLS = 8  # strict: 7 distributions + 1 determinism repeat (reinit skipped); standard: 5
-MAXMSG = (1 << 20) + 1
-FDSPACE = socket.CMSG_SPACE(16 * struct.calcsize("i"))
-
-
-def recv(sock):
-    data, anc, flags, _ = sock.recvmsg(MAXMSG, FDSPACE)
-    fds = []
-    for level, typ, blob in anc:
-        if level == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
-            fds += list(struct.unpack(f"{len(blob) // 4}i", blob[: len(blob) // 4 * 4]))
-    return data, fds
-
-
-def send(sock, data, fds=()):
-    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))] if fds else []
-    sock.sendmsg([data], anc)
 
 
 AHEAD = 4
@@ -100,24 +86,7 @@ def relay(judge, runner):
                     prequeued += 1
 
 
-def take_over_channel():
-    real = os.dup(3)
-    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
-    if pid == 0:
-        b.close()
-        judge = socket.socket(fileno=real)
-        try:
-            relay(judge, a)
-        finally:
-            os._exit(0)
-    os.close(real)
-    a.close()
-    os.dup2(b.fileno(), 3)  # the runner's Channel keeps fd 3: now the relay's end
-    b.close()
-
-
-take_over_channel()
+take_over_channel(relay)
 
 
 class ModelNew(nn.Module):

@@ -234,6 +234,9 @@ class Timing(_FromJson):
     checked_calls: int = 0
     #: seconds torch.compile(Model) took (``torch_compile=True``); None when not asked for
     torch_compile_seconds: Optional[float] = None
+    #: CPU: the share of the baselines' timed time the judge's threads waited for a core; above
+    #: 0.1 the host was contended and every speedup is UNSURE (docs/timing.md)
+    cpu_wait_share: Optional[float] = None
     raw: Dict[str, Any] = _raw()
     _nested = {"series": [Series], "speedups": [Speedup]}
 

@@ -39,4 +39,14 @@ bool never_faster(std::vector<SpeedupResult>& speedups) {
   return demoted;
 }
 
+bool all_unsure(std::vector<SpeedupResult>& speedups) {
+  bool demoted = false;
+  for (auto& sp : speedups)
+    if (sp.compare == "FASTER" || sp.compare == "SLOWER") {
+      sp.compare = "UNSURE";
+      demoted = true;
+    }
+  return demoted;
+}
+
 }  // namespace kbv

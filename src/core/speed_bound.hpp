@@ -38,6 +38,18 @@ std::optional<std::string> implausible_speed(std::int64_t output_bytes, std::int
 // any did.
 bool never_faster(std::vector<SpeedupResult>& speedups);
 
+// CPU timing on a contended host (the judge's threads waited for a core for more than this share
+// of the baselines' sampled time, judge/host_contention.hpp): the speedups say nothing, in either
+// direction. Idle, the 2-core machine reads below 1%; beside one busy loop per core, tens of
+// percent (bench/RESULTS.md, session 23).
+inline constexpr double kContendedWaitShare = 0.10;
+inline bool cpu_timing_contended(const std::optional<double>& wait_share) {
+  return wait_share && *wait_share > kContendedWaitShare;
+}
+
+// Every FASTER and SLOWER becomes UNSURE (a timing that cannot tell either); returns whether any did.
+bool all_unsure(std::vector<SpeedupResult>& speedups);
+
 // Half the candidate's samples or more at the timer's floor: the speedup rests on the floor, not
 // on the kernel. The judge then never says FASTER; the report counts the problem correct, never
 // fast, and leaves its speedup out of the average.

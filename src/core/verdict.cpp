@@ -99,6 +99,7 @@ void to_json(nlohmann::json& j, const TimingResult& t) {
   j["sandbox_frozen"] = t.sandbox_frozen;
   put_optional(j, "idle_hop_ms", t.idle_hop_ms);
   put_optional(j, "busy_hop_share", t.busy_hop_share);
+  put_optional(j, "cpu_wait_share", t.cpu_wait_share);
   if (!t.rounds_of.empty()) j["rounds_of"] = t.rounds_of;
 }
 
@@ -124,6 +125,7 @@ void from_json(const nlohmann::json& j, TimingResult& t) {
   get_field(j, "sandbox_frozen", t.sandbox_frozen);
   get_optional(j, "idle_hop_ms", t.idle_hop_ms);
   get_optional(j, "busy_hop_share", t.busy_hop_share);
+  get_optional(j, "cpu_wait_share", t.cpu_wait_share);
   get_field(j, "rounds_of", t.rounds_of);
 }
 

@@ -177,6 +177,10 @@ struct TimingResult {
   // (docs/checks.md, device_busy).
   std::optional<double> idle_hop_ms;
   std::optional<double> busy_hop_share;
+  // CPU: the time the judge's threads spent waiting for a core during the counted baseline
+  // samples, as a share of those samples' time (the kernel's schedstat). Above 0.1 the host was
+  // contended and every speedup is UNSURE (docs/timing.md).
+  std::optional<double> cpu_wait_share;
   // The protocol whose rounds these are, where that is another protocol of the same candidate
   // served by the same sandbox with the same setting (verified takes strict's: docs/timing.md);
   // empty when the rounds are this protocol's own.

@@ -43,6 +43,7 @@
 #include "isolation/freeze.hpp"
 #include "ipc/message_fields.hpp"
 #include "judge/distributions.hpp"
+#include "judge/host_contention.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/l2_flush.hpp"
@@ -85,6 +86,9 @@ struct Sample {
   std::vector<at::Tensor> outputs;  // candidate: the judge's snapshot; baseline: its outputs
   bool gate_timed_out = false;
   std::optional<std::string> late_writes, input_mutation;  // candidate: found once its call was over
+  // CPU baselines: how long the judge's threads waited for a core during the sample (ms), when
+  // the kernel counts it (host_contention.hpp).
+  std::optional<double> wait_ms;
 };
 
 }  // namespace
@@ -230,6 +234,8 @@ void Judgement::measure_time() {
       if (gate) gate->open();
       throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
     }
+    const bool count_wait = !cuda && c.kind == Kind::baseline;
+    const std::optional<std::int64_t> wait0 = count_wait ? runqueue_wait_ns() : std::nullopt;
     auto t0 = SteadyClock::now();
     if (cuda) {
       cudaEventRecord(e0, static_cast<cudaStream_t>(stream_));
@@ -290,6 +296,8 @@ void Judgement::measure_time() {
     }
     if (cuda) cudaEventRecord(e1, static_cast<cudaStream_t>(stream_));
     auto t1 = SteadyClock::now();
+    if (wait0)
+      if (auto wait1 = runqueue_wait_ns()) s.wait_ms = static_cast<double>(std::max<std::int64_t>(*wait1 - *wait0, 0)) / 1e6;
     // Everything the sample times is queued: the gate may open. The outputs are mapped after it
     // (opening the sandbox's memory under a held stream can wait on it) and read after E1.
     if (gate) {
@@ -382,6 +390,9 @@ void Judgement::measure_time() {
   };
   int unfrozen_rounds = 0;
   int checked = 0, warm_rounds = 0;
+  // CPU: the judge's threads' run-queue wait in the counted baseline samples, and those samples'
+  // time (host_contention.hpp).
+  double baseline_wait_ms = 0, baseline_waited_in_ms = 0;
   WarmupStability warm_stability;
   auto warm_start = SteadyClock::now();
   SteadyClock::time_point start;
@@ -470,7 +481,13 @@ void Judgement::measure_time() {
     // A round whose baselines were timed with the sandbox running is not counted.
     const bool counted = !drew_hidden && frozen;
     if (counted)
-      for (std::size_t i = 0; i < n; ++i) raw[i].push_back(round_samples[i].ms);
+      for (std::size_t i = 0; i < n; ++i) {
+        raw[i].push_back(round_samples[i].ms);
+        if (round_samples[i].wait_ms) {
+          baseline_wait_ms += *round_samples[i].wait_ms;
+          baseline_waited_in_ms += round_samples[i].ms;
+        }
+      }
     if (!counted) {
       // Rounds that are not counted still spend the budget.
       if (!warming && std::chrono::duration<double>(SteadyClock::now() - start).count() >= options.budget_seconds)
@@ -511,6 +528,7 @@ void Judgement::measure_time() {
   result.input_sets = round;  // fresh inputs every round
   result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
   result.stop_reason = std::string(stats::stop_decision_name(decision));
+  if (baseline_waited_in_ms > 0) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
   // The rest is judged once the sandbox has ended (timing_finish.cpp).
   TimingDraft draft;
   draft.result = result;

@@ -163,8 +163,10 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
   const auto* cand_series = verdict_series(v, "candidate");
   p.speedup_on_floor = p.correct && v.timing && cand_series &&
                        rests_on_floor(v.timing->floor_samples, static_cast<std::size_t>(cand_series->samples));
+  // Likewise a CPU timing on a contended host: its ratio says nothing either way.
+  p.timed_contended = p.correct && v.timing && cpu_timing_contended(v.timing->cpu_wait_share);
   if (p.correct) {
-    if (const auto* s = p.speedup_on_floor ? nullptr : verdict_speedup(v, b)) {
+    if (const auto* s = p.speedup_on_floor || p.timed_contended ? nullptr : verdict_speedup(v, b)) {
       p.speedup = s->median;
       p.speedup_ci_low = s->ci_low;
       p.speedup_ci_high = s->ci_high;

@@ -64,11 +64,13 @@ struct ProblemScore {
 
   // Correct, but its speedup rests on the timer's floor (score_problem): no figure, and never fast.
   bool speedup_on_floor = false;
+  // Correct, timed on the CPU while the host's cores were contended: no figure, and never fast.
+  bool timed_contended = false;
 
   // Known unless the problem is correct and has no speedup against the scoring's baseline.
   std::optional<bool> fast(double p) const {
     if (p <= 0 || !correct) return correct;
-    if (speedup_on_floor) return false;
+    if (speedup_on_floor || timed_contended) return false;
     if (!speedup) return std::nullopt;
     return *speedup > p;
   }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/speed_bound.hpp"
+
 namespace kbv {
 namespace {
 
@@ -86,6 +88,9 @@ std::string format_verdict(const Verdict& v) {
       line(fmt::format("    torch.compile(Model) took {:.1f} s to compile (or load from inductor's cache), outside every sample",
                        *t.torch_compile_seconds));
     if (t.sandbox_frozen) line("    the candidate's sandbox was frozen during every baseline and hop sample");
+    if (t.cpu_wait_share)
+      line(fmt::format("    the judge's threads waited for a core {:.0f}% of the baselines' timed time{}", *t.cpu_wait_share * 100,
+                       cpu_timing_contended(t.cpu_wait_share) ? ": the host was contended, no speedup is FASTER or SLOWER" : ""));
     if (t.idle_hop_ms && t.busy_hop_share)
       line(fmt::format("    hop {:.4f} ms; {:.4f} ms once the sandbox had ended; {:.0f}% of the rounds' hops above the idle limit",
                        t.hop_ms, *t.idle_hop_ms, *t.busy_hop_share * 100));

@@ -104,6 +104,7 @@ TEST(Verdict, JudgeObservationsRoundTrip) {
   t.sandbox_frozen = true;
   t.idle_hop_ms = 0.29;
   t.busy_hop_share = 0.68;
+  t.cpu_wait_share = 0.31;
   t.rounds_of = "strict";
   v.timing = t;
   MemoryResult m;
@@ -113,6 +114,7 @@ TEST(Verdict, JudgeObservationsRoundTrip) {
   EXPECT_TRUE(back.timing->sandbox_frozen);
   EXPECT_DOUBLE_EQ(*back.timing->idle_hop_ms, 0.29);
   EXPECT_DOUBLE_EQ(*back.timing->busy_hop_share, 0.68);
+  EXPECT_DOUBLE_EQ(*back.timing->cpu_wait_share, 0.31);
   EXPECT_EQ(back.timing->rounds_of, "strict");
   EXPECT_EQ(*back.memory->candidate.process_bytes, std::int64_t{1290} << 20);
   EXPECT_FALSE(back.memory->baseline.process_bytes.has_value());

@@ -106,6 +106,21 @@ TEST(Aggregates, ASpeedupOnTheTimersFloorIsNeverFastAndNoFigure) {
   EXPECT_DOUBLE_EQ(*overall(build_report(std::move(one), ReportOptions{"", "test.db"})).fast(1), 1.0);
 }
 
+TEST(Aggregates, ACpuTimingOnAContendedHostIsNeverFastAndNoFigure) {
+  std::vector<VerdictRecord> records;
+  for (const auto& f : {correct(1, 30.0), correct(2, 2.0)}) records.push_back(make_record(f));
+  records[0].verdict.timing->cpu_wait_share = 0.4;  // the judge's threads waited 40% of the baselines' time
+  const Report r = build_report(std::move(records), ReportOptions{"", "test.db"});
+  const auto& a = overall(r);
+  EXPECT_DOUBLE_EQ(*a.fast(0), 1.0) << "still correct";
+  EXPECT_DOUBLE_EQ(*a.fast(1), 0.5) << "only problem 2 is fast";
+  EXPECT_NEAR(*a.correct_speedup, 2.0, 1e-12) << "left out of the average";
+  std::vector<VerdictRecord> calm;
+  calm.push_back(make_record(correct(1, 30.0)));
+  calm[0].verdict.timing->cpu_wait_share = 0.02;  // an idle host's reading: a figure
+  EXPECT_DOUBLE_EQ(*overall(build_report(std::move(calm), ReportOptions{"", "test.db"})).fast(1), 1.0);
+}
+
 TEST(Aggregates, CorrectSpeedupIsGeomeanOverCorrectProblemsOnly) {
   auto r = build({correct(1, 2.0), correct(2, 8.0), failed(3, Outcome::incorrect), failed(4, Outcome::compile_error)});
   const auto& a = overall(r);

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab apibatch.
 #   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
 #   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
@@ -372,6 +372,21 @@ fi
 # Where a warm evaluation's time goes inside its stages: a run that builds (its figures are the
 # cold ones), then the same corpus again with the builds cached and every judge writing its step
 # profile (src/judge/profile.hpp).
+# A batch of completions of one problem through the Python API (bench/api_batch.py, issue 36):
+# correctness only, then timed; every judge writes its step profile, summed per batch.
+# KBV_API_ARGS: api_batch.py's options (default: 16 completions of problems/level1/7_ReLU.py).
+if [[ " $STEPS " == *" apibatch "* ]]; then
+  for mode in untimed timed; do
+    echo "== api batch ($mode) ${KBV_API_ARGS:-}"
+    mkdir -p "$OUT/api-$mode-judges"
+    extra=(); [ "$mode" = timed ] && extra=(--timing)
+    KBV_BIN="$BUILD/bin/kbv" KBV_JUDGE_PROFILE="$OUT/api-$mode-judges" PYTHONPATH="$PWD/python" \
+      "$PY" bench/api_batch.py --problem problems/level1/7_ReLU.py --device cuda:0 ${KBV_API_ARGS:-} "${extra[@]}" \
+      --json "$OUT/api-$mode.json" 2>&1 | tee "$OUT/api-$mode-summary.md"
+    "$PY" bench/probes/summarize_profile.py "$OUT/api-$mode-judges" | tee -a "$OUT/api-$mode-summary.md"
+  done
+fi
+
 if [[ " $STEPS " == *" profile "* ]]; then
   echo "== profile ${KBV_TP_CORPUS:-bench/corpus-l1} ${KBV_PROF_ARGS:-}"
   mkdir -p "$OUT/profile-cold" "$OUT/profile-warm" "$OUT/profile-judges"

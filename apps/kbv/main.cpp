@@ -17,6 +17,7 @@
 #include "core/version.hpp"
 #include "generate/generate_command.hpp"
 #include "orchestrate/audit_command.hpp"
+#include "orchestrate/device_lock.hpp"
 #include "orchestrate/device_spec.hpp"
 #include "orchestrate/evaluation_run.hpp"
 #include "orchestrate/host.hpp"
@@ -106,7 +107,10 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   run.limits.compile_timeout_seconds = o.compile_timeout;
   run.limits.run_timeout_seconds = o.run_timeout;
 
+  // Other kbv processes' evaluations on this device take turns with this one (device_lock.hpp).
+  kbv::EvalDeviceTurn turn = kbv::take_eval_turn(run, o.quiet ? nullptr : &std::cerr);
   kbv::Verdict verdict = kbv::run_evaluation(run);
+  turn = {};
   verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};
   if (!o.quiet) std::cout << kbv::format_verdict(verdict);
   if (!o.json_path.empty()) {

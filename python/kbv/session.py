@@ -46,6 +46,16 @@ def group_by_problem(problems: Sequence[Union[File, Text, Completion]]) -> List[
     return list(groups.values())
 
 
+def _default_jobs(devices: Sequence[str], timing: bool) -> int:
+    """Evaluations at once for a batch: untimed, ``min(4, CPUs)`` per device; timed, two per
+    device. kbv evaluations of one device take turns, a timed one holding it alone; on a GPU the
+    next one's judge starts up (~3 s of ``import torch`` on an H100) while the first is on the
+    device, and on the CPU it waits before starting (a start-up would share the cores)."""
+    if not timing:
+        return len(devices) * min(4, os.cpu_count() or 1)
+    return 2 * len(devices)
+
+
 def _placeholder(error: KbvError, protocol: str) -> Verdict:
     """The verdict a batch returns for an item kbv could not evaluate."""
     if isinstance(error, KbvInternalError):
@@ -79,8 +89,9 @@ class Session:
     ``device`` is ``auto`` (the default: the first GPU when there is one, else the CPU),
     ``cuda:N``, ``cuda``, ``cpu``, or a list of devices (``["cuda:0", "cuda:1"]``) that a batch
     spreads its jobs over, each job holding one device while it runs. ``jobs`` is how many
-    evaluations run at once: by default one per device when timing (two timed at once on one
-    device would spoil each other's speedups), ``min(4, CPU count)`` per device otherwise. Other
+    evaluations run at once: by default two per device when timing (kbv evaluations of one device
+    take turns, a timed one holding it alone: on a GPU the second starts up while the first is
+    timed), ``min(4, CPU count)`` per device otherwise. Other
     keyword arguments are :func:`kbv.evaluate`'s options (``protocol``, ``timing``,
     ``time_budget``, ``size``, ``kbv_path``, ...); every call may override them.
 
@@ -192,7 +203,7 @@ class Session:
         if jobs is None:
             jobs = self._jobs
         if jobs is None:
-            jobs = len(devices) if o.timing else len(devices) * min(4, os.cpu_count() or 1)
+            jobs = _default_jobs(devices, o.timing)
         if jobs < 1:
             raise ValueError(f"jobs={jobs} must be at least 1")
         jobs = min(jobs, len(candidates))

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kbv_cli.hpp"
+#include "orchestrate/device_lock.hpp"
 
 namespace kbv {
 namespace {
@@ -337,6 +338,53 @@ TEST(EvalCli, ConcurrentEvalsOfOneSourceOnANewBuildFolderAgree) {
   int loaded = 0;
   for (auto at = log.find("ninja: no work to do"); at != std::string::npos; at = log.find("ninja: no work to do", at + 1)) ++loaded;
   EXPECT_EQ(loaded, kEvals - 1) << log;
+}
+
+// Separate kbv evals on one device take turns (orchestrate/device_lock.hpp): a timed one waits
+// while another holds the device's lock, and runs once it is free; an untimed one runs beside
+// other untimed ones. The lock is held here by the test itself, so nothing depends on timing.
+TEST(EvalCli, ATimedEvalWaitsForTheDeviceAnotherEvalHolds) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("kbv-device-lock-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "locks");
+  struct Cleanup {
+    fs::path root;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(root, ec);
+    }
+  } cleanup{root};
+  const std::string relu = (root / "relu_torch.py").string();
+  std::ofstream(relu) << "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
+  auto eval = [&](const std::string& json, std::vector<std::string> extra) {
+    ProcessSpec spec;
+    spec.argv = {testing::kBin + "/kbv", "eval", kRelu, relu, "--device", "cpu", "--json", json, "--build-dir", (root / "builds").string()};
+    spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+    spec.env_set = {{"KBV_LOCK_DIR", (root / "locks").string()}};
+    return run_process(spec, Clock::now() + std::chrono::seconds(600));
+  };
+  kbv::DeviceLock other((root / "locks").string(), "cpu");
+  ASSERT_TRUE(other.acquire(false));  // another evaluation, untimed, has the CPU
+
+  // An untimed one runs beside it.
+  ProcessResult untimed = eval((root / "untimed.json").string(), {"--no-timing"});
+  EXPECT_EQ(untimed.exit_code, 0) << untimed.output_tail;
+  EXPECT_TRUE(fs::exists(root / "untimed.json")) << untimed.output_tail;
+
+  // A timed one waits until the other has let go.
+  ProcessResult timed;
+  std::thread t([&] { timed = eval((root / "timed.json").string(), {"--time-budget", "0.3"}); });
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_FALSE(fs::exists(root / "timed.json")) << "it ran while another evaluation had the device";
+  other.release();
+  t.join();
+  EXPECT_EQ(timed.exit_code, 0) << timed.output_tail;
+  EXPECT_NE((timed.output_head + timed.output_tail).find("waiting for the cpu"), std::string::npos) << timed.output_tail;
+  std::ifstream in(root / "timed.json");
+  ASSERT_TRUE(in) << timed.output_tail;
+  auto verdict = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_EQ(verdict.value("outcome", ""), "correct") << verdict.dump(1).substr(0, 3000);
 }
 
 }  // namespace

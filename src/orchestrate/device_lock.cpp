@@ -1,0 +1,174 @@
+#include "orchestrate/device_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace kbv {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    out.push_back(b == std::string::npos ? "" : item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A file name's characters only: a UUID or an index stays as it is.
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+}  // namespace
+
+std::string device_lock_name(const std::string& device, const std::optional<std::string>& cuda_visible_devices,
+                             const GpuInventory& host) {
+  if (device.rfind("cuda", 0) != 0) return "cpu";
+  const auto colon = device.find(':');
+  const std::string number = colon == std::string::npos ? "0" : device.substr(colon + 1);
+  const std::size_t logical = all_digits(number) ? std::stoul(number) : 0;
+  std::string entry = std::to_string(logical);  // no variable: the N-th GPU
+  if (cuda_visible_devices) {
+    const auto entries = split_commas(*cuda_visible_devices);
+    if (logical < entries.size()) entry = entries[logical];
+  }
+  if (all_digits(entry)) {
+    const std::size_t physical = std::stoul(entry);
+    if (host.nvml_uuids && physical < host.nvml_uuids->size()) return "gpu-" + file_safe((*host.nvml_uuids)[physical]);
+    return "gpu-index-" + entry;
+  }
+  // A UUID (or a prefix of one, as CUDA accepts): NVML's full UUID when it matches one.
+  if (host.nvml_uuids)
+    for (const auto& uuid : *host.nvml_uuids)
+      if (uuid.rfind(entry, 0) == 0) return "gpu-" + file_safe(uuid);
+  return "gpu-" + file_safe(entry);
+}
+
+std::string device_lock_dir() {
+  if (const char* dir = std::getenv("KBV_LOCK_DIR"); dir && *dir) return dir;
+  const std::string dir = "/tmp/kbv-device-locks";
+  if (::mkdir(dir.c_str(), 01777) == 0) ::chmod(dir.c_str(), 01777);  // past the umask
+  return dir;
+}
+
+DeviceLock::DeviceLock(const std::string& dir, const std::string& name) : path_(dir + "/" + name + ".lock") {
+  const mode_t old = ::umask(0);
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);  // another user's kbv takes turns too
+  ::umask(old);
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);  // made by another user: flock needs no write
+  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot open the device lock " + path_);
+}
+
+DeviceLock::~DeviceLock() {
+  release();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool DeviceLock::acquire(bool exclusive, const std::atomic<bool>* cancel) {
+  if (held_) return true;
+  // Polled, so that a cancel (the judge ended, Ctrl-C) is seen within a few milliseconds.
+  for (;;) {
+    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
+      held_ = true;
+      return true;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR)
+      throw std::system_error(errno, std::generic_category(), "cannot lock " + path_);
+    if (cancel && cancel->load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void DeviceLock::release() {
+  if (!held_) return;
+  ::flock(fd_, LOCK_UN);
+  held_ = false;
+}
+
+LockedTurn::LockedTurn(const std::string& lock_dir, const std::string& lock_name, bool exclusive)
+    : lock_(lock_dir, lock_name) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2 for a device gate");
+  gate_read_ = fds[0];
+  gate_write_ = fds[1];
+  waiter_ = std::thread([this, exclusive] {
+    if (!lock_.acquire(exclusive, &stop_)) return;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      opened_ = std::chrono::steady_clock::now();  // before the byte: the judge may answer at once
+    }
+    // One byte into an empty pipe whose read end is still ours: never blocks, never EPIPE.
+    const char go = 1;
+    ssize_t n;
+    do n = ::write(gate_write_, &go, 1);
+    while (n < 0 && errno == EINTR);
+  });
+}
+
+LockedTurn::~LockedTurn() {
+  end();
+  if (gate_read_ >= 0) ::close(gate_read_);
+}
+
+std::optional<std::chrono::steady_clock::time_point> LockedTurn::opened_at() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return opened_;
+}
+
+void LockedTurn::end() {
+  stop_ = true;
+  if (waiter_.joinable()) waiter_.join();
+  lock_.release();
+  if (gate_write_ >= 0) {
+    ::close(gate_write_);  // unopened: the judge, if still waiting, gives up
+    gate_write_ = -1;
+  }
+}
+
+EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
+  EvalDeviceTurn turn;
+  if (const char* off = std::getenv("KBV_DEVICE_LOCK"); off && std::string(off) == "0") return turn;
+  const std::string& device = run.job.device;
+  const bool cuda = device.rfind("cuda", 0) == 0;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
+                                            cuda ? gpu_inventory() : GpuInventory{});
+  const bool exclusive = run.job.timing.enabled;
+  if (cuda) {
+    turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
+    LockedTurn* gate = turn.gated.get();
+    run.device_gate_fd = gate->gate_fd();
+    run.turns_ahead = 64;  // any number of other kbv processes may be waiting too
+    run.gate_opened_at = [gate] { return gate->opened_at(); };
+    run.on_released = [gate] { gate->end(); };
+    return turn;
+  }
+  turn.held = std::make_unique<DeviceLock>(device_lock_dir(), name);
+  std::atomic<bool> now{true};
+  if (!turn.held->acquire(exclusive, &now)) {  // one try: say so before waiting
+    if (note) *note << "kbv: waiting for the " << device << " (another kbv eval is " << (exclusive ? "using" : "timing on") << " it)\n";
+    turn.held->acquire(exclusive);
+  }
+  return turn;
+}
+
+}  // namespace kbv

@@ -153,7 +153,9 @@ EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
   const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
                                             cuda ? gpu_inventory() : GpuInventory{});
   const bool exclusive = run.job.timing.enabled;
-  if (cuda) {
+  // Untimed, the lock is shared and mostly free: the gate would only put the judge's start-up
+  // ahead of its sandbox's (which gets its job at the turn), so it is taken before the start.
+  if (cuda && exclusive) {
     turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
     LockedTurn* gate = turn.gated.get();
     run.device_gate_fd = gate->gate_fd();

@@ -76,10 +76,10 @@ class LockedTurn {
   std::thread waiter_;
 };
 
-// kbv eval's place on its device, set into `run`: on a GPU the judge starts at once behind a
-// LockedTurn's gate (its start-up is off the device's path); on the CPU the lock is waited for
-// before the judge starts (a judge starting ahead would share the cores with the timing it waits
-// for). `note`, when given, hears that it waits. Holds nothing with KBV_DEVICE_LOCK=0. Keep it
+// kbv eval's place on its device, set into `run`: timed on a GPU, the judge starts at once behind
+// a LockedTurn's gate (its start-up is off the device's path); on the CPU, and untimed (a shared
+// lock, mostly free at once), the lock is waited for before the judge starts (a judge starting
+// ahead on the CPU would share the cores with the timing it waits for). `note`, when given, hears that it waits. Holds nothing with KBV_DEVICE_LOCK=0. Keep it
 // alive until run_evaluation() returns.
 struct EvalDeviceTurn {
   std::unique_ptr<LockedTurn> gated;

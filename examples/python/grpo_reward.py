@@ -10,7 +10,8 @@ becomes a reward:
   including an empty reply or a refusal;
 - for a correct one, ``base`` plus ``speed_weight * log(speedup)`` (speedup against the
   protocol's eager baseline, clipped to [1/max_speedup, max_speedup]), never below
-  ``min_correct`` so a slow correct kernel still beats a wrong one;
+  ``min_correct`` so a slow correct kernel still beats a wrong one; ``base`` alone where kbv
+  says the speedup is no figure (``verdict.speedup`` is None: the timer's floor, a contended CPU);
 - minus ``flag_penalty`` per integrity flag (strict protocol: input_mutated,
   unsynchronized_work, implausible_speed, ...), floored at 0: with the default penalty any flag
   takes the whole reward, so gaming the timer never pays;

@@ -237,8 +237,25 @@ class Timing(_FromJson):
     #: CPU: the share of the baselines' timed time the judge's threads waited for a core; above
     #: 0.1 the host was contended and every speedup is UNSURE (docs/timing.md)
     cpu_wait_share: Optional[float] = None
+    #: candidate samples credited the timer's floor; half or more: no figure (docs/timing.md)
+    floor_samples: int = 0
     raw: Dict[str, Any] = _raw()
     _nested = {"series": [Series], "speedups": [Speedup]}
+
+    #: above this cpu_wait_share the host was contended (kbv's core/speed_bound.hpp)
+    CONTENDED_WAIT_SHARE = 0.10
+
+    @property
+    def no_figure(self) -> bool:
+        """True when kbv says the speedup is no figure to credit, as its report does: half the
+        candidate's samples or more at the timer's floor, or CPU timing on a contended host (or
+        one whose contention could not be read)."""
+        candidate = next((s for s in self.series if s.name == "candidate"), None)
+        if candidate is not None and candidate.samples and 2 * self.floor_samples >= candidate.samples:
+            return True
+        if self.clock == "cpu_steady_clock":
+            return self.cpu_wait_share is None or self.cpu_wait_share > self.CONTENDED_WAIT_SHARE
+        return False
 
     def speedup_vs(self, baseline: str) -> Optional[Speedup]:
         """The speedup against one baseline series (e.g. ``eager_tf32_off``), or None."""
@@ -352,7 +369,11 @@ class Verdict(_FromJson):
     @property
     def speedup(self) -> Optional[float]:
         """The headline speedup: median of baseline/candidate against the protocol's baseline;
-        None without timing (``timing=False``, or the candidate was not correct)."""
+        None without timing (``timing=False``, or the candidate was not correct) and where kbv
+        says it is no figure (``timing.no_figure``: the timer's floor, a contended CPU), as kbv's
+        report leaves it out. ``timing.primary.median`` is the measured ratio either way."""
+        if self.timing is not None and self.timing.no_figure:
+            return None
         primary = self.timing.primary if self.timing else None
         if primary is None or primary.median is None or math.isnan(primary.median):
             return None

@@ -46,6 +46,11 @@ inline constexpr double kContendedWaitShare = 0.10;
 inline bool cpu_timing_contended(const std::optional<double>& wait_share) {
   return wait_share && *wait_share > kContendedWaitShare;
 }
+// A CPU timing whose speedup is no figure: contended, or its contention never read (a kernel
+// without the count, a verdict of a kbv before the count).
+inline bool cpu_timing_unreliable(const TimingResult& t) {
+  return t.clock == "cpu_steady_clock" && (!t.cpu_wait_share || cpu_timing_contended(t.cpu_wait_share));
+}
 
 // Every FASTER and SLOWER becomes UNSURE (a timing that cannot tell either); returns whether any did.
 bool all_unsure(std::vector<SpeedupResult>& speedups);

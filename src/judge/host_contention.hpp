@@ -7,14 +7,21 @@
 // the judge reads its own threads' count around every baseline sample and calls the host contended
 // when that waiting is a noticeable share of the samples' time (docs/timing.md).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 namespace kbv::judge {
 
-// Nanoseconds this process's threads have spent waiting on a run queue, summed over the threads
-// alive now; nullopt where the kernel does not keep the count (no CONFIG_SCHED_INFO).
-std::optional<std::int64_t> runqueue_wait_ns(const std::string& task_dir = "/proc/self/task");
+// Per thread of this process alive now (thread id -> nanoseconds it has spent waiting on a run
+// queue); nullopt where the kernel does not keep the count (no CONFIG_SCHED_INFO).
+using ThreadWaits = std::map<long, std::int64_t>;
+std::optional<ThreadWaits> thread_waits(const std::string& task_dir = "/proc/self/task");
+
+// The wait between two readings, thread by thread: a thread that began between them counts all of
+// its wait, one that ended counts nothing (its total must not be subtracted).
+std::int64_t waited_between(const ThreadWaits& before, const ThreadWaits& after);
+
 // What share of waiting calls the host contended: core/speed_bound.hpp (the report reads it too).
 
 }  // namespace kbv::judge

@@ -235,7 +235,7 @@ void Judgement::measure_time() {
       throw Ending{Outcome::protocol_violation, what + ": the sandbox signalled the end of a call before it was made"};
     }
     const bool count_wait = !cuda && c.kind == Kind::baseline;
-    const std::optional<std::int64_t> wait0 = count_wait ? runqueue_wait_ns() : std::nullopt;
+    const std::optional<ThreadWaits> wait0 = count_wait ? thread_waits() : std::nullopt;
     auto t0 = SteadyClock::now();
     if (cuda) {
       cudaEventRecord(e0, static_cast<cudaStream_t>(stream_));
@@ -297,7 +297,7 @@ void Judgement::measure_time() {
     if (cuda) cudaEventRecord(e1, static_cast<cudaStream_t>(stream_));
     auto t1 = SteadyClock::now();
     if (wait0)
-      if (auto wait1 = runqueue_wait_ns()) s.wait_ms = static_cast<double>(std::max<std::int64_t>(*wait1 - *wait0, 0)) / 1e6;
+      if (auto wait1 = thread_waits()) s.wait_ms = static_cast<double>(waited_between(*wait0, *wait1)) / 1e6;
     // Everything the sample times is queued: the gate may open. The outputs are mapped after it
     // (opening the sandbox's memory under a held stream can wait on it) and read after E1.
     if (gate) {
@@ -393,6 +393,7 @@ void Judgement::measure_time() {
   // CPU: the judge's threads' run-queue wait in the counted baseline samples, and those samples'
   // time (host_contention.hpp).
   double baseline_wait_ms = 0, baseline_waited_in_ms = 0;
+  bool wait_unread = false;
   WarmupStability warm_stability;
   auto warm_start = SteadyClock::now();
   SteadyClock::time_point start;
@@ -483,9 +484,12 @@ void Judgement::measure_time() {
     if (counted)
       for (std::size_t i = 0; i < n; ++i) {
         raw[i].push_back(round_samples[i].ms);
+        if (callables[i].kind != Kind::baseline || cuda) continue;
         if (round_samples[i].wait_ms) {
           baseline_wait_ms += *round_samples[i].wait_ms;
           baseline_waited_in_ms += round_samples[i].ms;
+        } else {
+          wait_unread = true;  // no share from part of the samples: the contention is unknown
         }
       }
     if (!counted) {
@@ -528,7 +532,7 @@ void Judgement::measure_time() {
   result.input_sets = round;  // fresh inputs every round
   result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
   result.stop_reason = std::string(stats::stop_decision_name(decision));
-  if (baseline_waited_in_ms > 0) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
+  if (baseline_waited_in_ms > 0 && !wait_unread) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
   // The rest is judged once the sandbox has ended (timing_finish.cpp).
   TimingDraft draft;
   draft.result = result;

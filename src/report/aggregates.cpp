@@ -163,8 +163,9 @@ ProblemScore score_problem(const std::vector<VerdictRecord>& records, const std:
   const auto* cand_series = verdict_series(v, "candidate");
   p.speedup_on_floor = p.correct && v.timing && cand_series &&
                        rests_on_floor(v.timing->floor_samples, static_cast<std::size_t>(cand_series->samples));
-  // Likewise a CPU timing on a contended host: its ratio says nothing either way.
-  p.timed_contended = p.correct && v.timing && cpu_timing_contended(v.timing->cpu_wait_share);
+  // Likewise a CPU timing on a contended host (or one whose contention was never read): its
+  // ratio says nothing either way.
+  p.timed_contended = p.correct && v.timing && cpu_timing_unreliable(*v.timing);
   if (p.correct) {
     if (const auto* s = p.speedup_on_floor || p.timed_contended ? nullptr : verdict_speedup(v, b)) {
       p.speedup = s->median;

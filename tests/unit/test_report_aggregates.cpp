@@ -109,6 +109,7 @@ TEST(Aggregates, ASpeedupOnTheTimersFloorIsNeverFastAndNoFigure) {
 TEST(Aggregates, ACpuTimingOnAContendedHostIsNeverFastAndNoFigure) {
   std::vector<VerdictRecord> records;
   for (const auto& f : {correct(1, 30.0), correct(2, 2.0)}) records.push_back(make_record(f));
+  records[0].verdict.timing->clock = "cpu_steady_clock";
   records[0].verdict.timing->cpu_wait_share = 0.4;  // the judge's threads waited 40% of the baselines' time
   const Report r = build_report(std::move(records), ReportOptions{"", "test.db"});
   const auto& a = overall(r);
@@ -117,8 +118,13 @@ TEST(Aggregates, ACpuTimingOnAContendedHostIsNeverFastAndNoFigure) {
   EXPECT_NEAR(*a.correct_speedup, 2.0, 1e-12) << "left out of the average";
   std::vector<VerdictRecord> calm;
   calm.push_back(make_record(correct(1, 30.0)));
+  calm[0].verdict.timing->clock = "cpu_steady_clock";
   calm[0].verdict.timing->cpu_wait_share = 0.02;  // an idle host's reading: a figure
   EXPECT_DOUBLE_EQ(*overall(build_report(std::move(calm), ReportOptions{"", "test.db"})).fast(1), 1.0);
+  std::vector<VerdictRecord> unread;
+  unread.push_back(make_record(correct(1, 30.0)));
+  unread[0].verdict.timing->clock = "cpu_steady_clock";  // no share: never read, so unknown
+  EXPECT_DOUBLE_EQ(*overall(build_report(std::move(unread), ReportOptions{"", "test.db"})).fast(1), 0.0);
 }
 
 TEST(Aggregates, CorrectSpeedupIsGeomeanOverCorrectProblemsOnly) {

@@ -109,7 +109,15 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
 
   // Other kbv processes' evaluations on this device take turns with this one (device_lock.hpp).
   kbv::EvalDeviceTurn turn = kbv::take_eval_turn(run, o.quiet ? nullptr : &std::cerr);
-  kbv::Verdict verdict = kbv::run_evaluation(run);
+  kbv::Verdict verdict;
+  if (turn.gave_up) {
+    verdict.protocol = job.protocol;
+    verdict.outcome = kbv::Outcome::internal_error;
+    verdict.reason = *turn.gave_up;
+  } else {
+    verdict = kbv::run_evaluation(run);
+    if (auto why = turn.gave_up_reason(); why && verdict.outcome == kbv::Outcome::internal_error) verdict.reason = *why;
+  }
   turn = {};
   verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};
   if (!o.quiet) std::cout << kbv::format_verdict(verdict);

@@ -30,6 +30,9 @@ _RUN_TIMEOUT_DEFAULT = 600.0
 # before the API gives up on the process itself.
 _TORCH_COMPILE_ALLOWANCE = 900  # kbv's own allowance for compiling the torch_compile baseline
 _BACKSTOP_MARGIN_SECONDS = 300.0
+# The longest a kbv eval waits for its turn on the device (kbv's kMaxDeviceWaitSeconds, docs/timing.md
+# "Turns on a device"): other evaluations of the device may come first.
+_DEVICE_WAIT_SECONDS = 3600
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,8 @@ class EvalOptions:
         """How long the API lets one kbv process run before killing it."""
         return ((self.compile_timeout or _COMPILE_TIMEOUT_DEFAULT) + (self.run_timeout or _RUN_TIMEOUT_DEFAULT)
                 + (self.time_budget or 0) + _BACKSTOP_MARGIN_SECONDS
-                + (_TORCH_COMPILE_ALLOWANCE if self.torch_compile else 0))
+                + (_TORCH_COMPILE_ALLOWANCE if self.torch_compile else 0)
+                + _DEVICE_WAIT_SECONDS)
 
 
 def staging_root() -> str:

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -70,30 +71,75 @@ std::string device_lock_dir() {
   return dir;
 }
 
-DeviceLock::DeviceLock(const std::string& dir, const std::string& name) : path_(dir + "/" + name + ".lock") {
-  const mode_t old = ::umask(0);
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);  // another user's kbv takes turns too
-  ::umask(old);
-  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);  // made by another user: flock needs no write
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot open the device lock " + path_);
+namespace {
+
+// The lock file, opened without trusting the folder: never through a symbolic link (another user
+// could plant one in a world-writable folder and have kbv, as root, create or open any file), a
+// regular file owned by root or by us, made 0644 (a read-only descriptor is enough for flock).
+int open_lock_file(const std::string& dir, const std::string& path) {
+  struct stat d {};
+  if (::lstat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode))
+    throw std::runtime_error("the device lock folder " + dir + " is not a folder");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open the device lock " + path);
+  struct stat f {};
+  if (::fstat(fd, &f) != 0 || !S_ISREG(f.st_mode) || (f.st_uid != 0 && f.st_uid != ::geteuid())) {
+    ::close(fd);
+    throw std::runtime_error("the device lock " + path + " is not a regular file of root's or ours");
+  }
+  return fd;
+}
+
+}  // namespace
+
+DeviceLock::DeviceLock(const std::string& dir, const std::string& name)
+    : path_(dir + "/" + name + ".lock") {
+  fd_ = open_lock_file(dir, path_);
+  try {
+    intent_fd_ = open_lock_file(dir, dir + "/" + name + ".intent");
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
 }
 
 DeviceLock::~DeviceLock() {
   release();
+  if (intent_fd_ >= 0) ::close(intent_fd_);
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool DeviceLock::acquire(bool exclusive, const std::atomic<bool>* cancel) {
+namespace {
+
+bool try_flock(int fd, int how, const std::string& path) {
+  if (::flock(fd, how | LOCK_NB) == 0) return true;
+  if (errno != EWOULDBLOCK && errno != EINTR) throw std::system_error(errno, std::generic_category(), "cannot lock " + path);
+  return false;
+}
+
+}  // namespace
+
+bool DeviceLock::acquire(bool exclusive, const std::atomic<bool>* cancel, std::optional<Clock::time_point> deadline) {
   if (held_) return true;
-  // Polled, so that a cancel (the judge ended, Ctrl-C) is seen within a few milliseconds.
+  // Timed evaluations go first: one holds the intent file exclusively while it waits, and an
+  // untimed one passes through it (shared) before it takes the lock, so a stream of untimed
+  // evaluations cannot keep a timed one out for ever (flock keeps no queue).
+  const int intent = exclusive ? LOCK_EX : LOCK_SH;
+  bool intent_held = false;
+  // Polled, so that a cancel (the judge ended, Ctrl-C) or the deadline is seen within a few
+  // milliseconds.
   for (;;) {
-    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
+    if (!intent_held) intent_held = try_flock(intent_fd_, intent, path_);
+    if (intent_held && try_flock(fd_, exclusive ? LOCK_EX : LOCK_SH, path_)) {
+      ::flock(intent_fd_, LOCK_UN);
       held_ = true;
       return true;
     }
-    if (errno != EWOULDBLOCK && errno != EINTR)
-      throw std::system_error(errno, std::generic_category(), "cannot lock " + path_);
-    if (cancel && cancel->load()) return false;
+    if ((cancel && cancel->load()) || (deadline && Clock::now() >= *deadline)) {
+      if (intent_held) ::flock(intent_fd_, LOCK_UN);
+      return false;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
@@ -110,8 +156,16 @@ LockedTurn::LockedTurn(const std::string& lock_dir, const std::string& lock_name
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2 for a device gate");
   gate_read_ = fds[0];
   gate_write_ = fds[1];
-  waiter_ = std::thread([this, exclusive] {
-    if (!lock_.acquire(exclusive, &stop_)) return;
+  const auto deadline = DeviceLock::Clock::now() + std::chrono::seconds(static_cast<long>(kMaxDeviceWaitSeconds));
+  waiter_ = std::thread([this, exclusive, deadline] {
+    if (!lock_.acquire(exclusive, &stop_, deadline)) {
+      if (!stop_) {
+        gave_up_ = true;
+        ::close(gate_write_);  // unopened: the judge gives up and ends its runners
+        gate_write_ = -1;
+      }
+      return;
+    }
     {
       std::lock_guard<std::mutex> g(mutex_);
       opened_ = std::chrono::steady_clock::now();  // before the byte: the judge may answer at once
@@ -144,31 +198,51 @@ void LockedTurn::end() {
   }
 }
 
+std::optional<std::string> EvalDeviceTurn::gave_up_reason() const {
+  if (gave_up) return gave_up;
+  if (gated && gated->gave_up())
+    return "the device stayed another process's for " + std::to_string(static_cast<int>(kMaxDeviceWaitSeconds)) +
+           " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
+  return std::nullopt;
+}
+
 EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
   EvalDeviceTurn turn;
   if (const char* off = std::getenv("KBV_DEVICE_LOCK"); off && std::string(off) == "0") return turn;
   const std::string& device = run.job.device;
   const bool cuda = device.rfind("cuda", 0) == 0;
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
-                                            cuda ? gpu_inventory() : GpuInventory{});
   const bool exclusive = run.job.timing.enabled;
-  // Untimed, the lock is shared and mostly free: the gate would only put the judge's start-up
-  // ahead of its sandbox's (which gets its job at the turn), so it is taken before the start.
-  if (cuda && exclusive) {
-    turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
-    LockedTurn* gate = turn.gated.get();
-    run.device_gate_fd = gate->gate_fd();
-    run.turns_ahead = 64;  // any number of other kbv processes may be waiting too
-    run.gate_opened_at = [gate] { return gate->opened_at(); };
-    run.on_released = [gate] { gate->end(); };
-    return turn;
-  }
-  turn.held = std::make_unique<DeviceLock>(device_lock_dir(), name);
-  std::atomic<bool> now{true};
-  if (!turn.held->acquire(exclusive, &now)) {  // one try: say so before waiting
-    if (note) *note << "kbv: waiting for the " << device << " (another kbv eval is " << (exclusive ? "using" : "timing on") << " it)\n";
-    turn.held->acquire(exclusive);
+  try {
+    const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
+                                              cuda ? gpu_inventory() : GpuInventory{});
+    // Untimed, the lock is shared and mostly free: the gate would only put the judge's start-up
+    // ahead of its sandbox's (which gets its job at the turn), so it is taken before the start.
+    if (cuda && exclusive) {
+      turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
+      LockedTurn* gate = turn.gated.get();
+      run.device_gate_fd = gate->gate_fd();
+      run.turns_ahead = 1;  // the waiting backstop behind kMaxDeviceWaitSeconds
+      run.gate_opened_at = [gate] { return gate->opened_at(); };
+      run.on_released = [gate] { gate->end(); };
+      return turn;
+    }
+    turn.held = std::make_unique<DeviceLock>(device_lock_dir(), name);
+    std::atomic<bool> now{true};
+    if (!turn.held->acquire(exclusive, &now)) {  // one try: say so before waiting
+      if (note) *note << "kbv: waiting for the " << device << " (another process holds its lock in " << device_lock_dir() << ")\n";
+      const auto deadline = DeviceLock::Clock::now() + std::chrono::seconds(static_cast<long>(kMaxDeviceWaitSeconds));
+      if (!turn.held->acquire(exclusive, nullptr, deadline))
+        turn.gave_up = "the " + device + " stayed another process's for " + std::to_string(static_cast<int>(kMaxDeviceWaitSeconds)) +
+                       " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
+    }
+  } catch (const std::exception& e) {
+    // No turn to take is no reason to judge nothing: evaluate, saying so.
+    if (note) *note << "kbv: warning: no turn on the " << device << " (" << e.what() << "); other kbv evals may share it\n";
+    turn = {};
+    run.device_gate_fd = -1;
+    run.gate_opened_at = nullptr;
+    run.on_released = nullptr;
   }
   return turn;
 }

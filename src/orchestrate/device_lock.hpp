@@ -34,13 +34,16 @@ std::string device_lock_dir();
 
 class DeviceLock {
  public:
-  // Opens (or makes) DIR/NAME.lock. Throws std::system_error when it cannot.
+  using Clock = std::chrono::steady_clock;
+  // Opens (or makes) DIR/NAME.lock and DIR/NAME.intent: regular files of root's or ours, never
+  // through a link. Throws (std::runtime_error) when it cannot.
   DeviceLock(const std::string& dir, const std::string& name);
   DeviceLock(const DeviceLock&) = delete;
   DeviceLock& operator=(const DeviceLock&) = delete;
   ~DeviceLock();
-  // Waits until the lock is held (exclusive, or shared) or `cancel` is set: true when held.
-  bool acquire(bool exclusive, const std::atomic<bool>* cancel = nullptr);
+  // Waits until the lock is held (exclusive, or shared) or `cancel` is set or `deadline` passes:
+  // true when held. An exclusive waiter keeps new shared holders out while it waits.
+  bool acquire(bool exclusive, const std::atomic<bool>* cancel = nullptr, std::optional<Clock::time_point> deadline = std::nullopt);
   // Lets the next one in; again, or never held: nothing.
   void release();
   bool held() const { return held_; }
@@ -49,6 +52,7 @@ class DeviceLock {
  private:
   std::string path_;
   int fd_ = -1;
+  int intent_fd_ = -1;
   bool held_ = false;
 };
 
@@ -63,6 +67,8 @@ class LockedTurn {
   LockedTurn& operator=(const LockedTurn&) = delete;
   ~LockedTurn();
   int gate_fd() const { return gate_read_; }
+  // The wait passed kMaxDeviceWaitSeconds: the gate was closed unopened.
+  bool gave_up() const { return gave_up_; }
   // When the lock was taken and the gate opened; nullopt while waiting.
   std::optional<std::chrono::steady_clock::time_point> opened_at() const;
   void end();
@@ -71,6 +77,7 @@ class LockedTurn {
   DeviceLock lock_;
   int gate_read_ = -1, gate_write_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> gave_up_{false};
   mutable std::mutex mutex_;
   std::optional<std::chrono::steady_clock::time_point> opened_;
   std::thread waiter_;
@@ -84,7 +91,15 @@ class LockedTurn {
 struct EvalDeviceTurn {
   std::unique_ptr<LockedTurn> gated;
   std::unique_ptr<DeviceLock> held;
+  // Set when the device stayed another's for kMaxDeviceWaitSeconds: no evaluation, an
+  // internal_error saying so (the machine's, evaluated again).
+  std::optional<std::string> gave_up;
+  // Reason for a verdict whose judge ended without one because its gate was closed unopened.
+  std::optional<std::string> gave_up_reason() const;
 };
+// The longest a kbv eval waits for its turn: another process holding the device longer than any
+// evaluation lasts is stuck, or not an evaluation.
+inline constexpr double kMaxDeviceWaitSeconds = 3600;
 EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note);
 
 }  // namespace kbv

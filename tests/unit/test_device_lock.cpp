@@ -1,10 +1,14 @@
 // Separate kbv processes take turns on a device (orchestrate/device_lock.hpp).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "orchestrate/device_lock.hpp"
 
@@ -110,4 +114,55 @@ TEST(LockedTurn, EndedUnopenedClosesTheGate) {
   turn.end();  // the judge died before its turn: the waiting stops
   char byte = 0;
   EXPECT_EQ(::read(turn.gate_fd(), &byte, 1), 0) << "end of file, no byte: the judge gives up";
+}
+
+// The red team's (session 23): a link planted in the shared folder must not make kbv, as root,
+// create or lock any file it points at; and a file of another user's is not trusted.
+TEST(DeviceLock, NeverThroughALink) {
+  LockDir dir;
+  const fs::path target = dir.path / "elsewhere";
+  fs::create_symlink(target, dir.path / "cpu.lock");
+  EXPECT_THROW(DeviceLock(dir.str(), "cpu"), std::exception);
+  EXPECT_FALSE(fs::exists(target)) << "nothing created through the link";
+}
+
+TEST(DeviceLock, TheFolderMustBeAFolder) {
+  LockDir dir;
+  std::ofstream(dir.path / "file") << "";
+  EXPECT_THROW(DeviceLock((dir.path / "file").string(), "cpu"), std::exception);
+}
+
+// flock keeps no queue: without the intent file, untimed evaluations taking turns in the shared
+// lock kept a timed one out for as long as they came (47 s in the red team's run).
+TEST(DeviceLock, AWaitingExclusiveKeepsNewSharedHoldersOut) {
+  LockDir dir;
+  DeviceLock untimed(dir.str(), "cpu"), timed(dir.str(), "cpu"), later(dir.str(), "cpu");
+  ASSERT_TRUE(untimed.acquire(false));
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] { timed.acquire(true, &stop); });
+  // Until the timed one waits (holds the intent file exclusively): polled, not slept, so that a
+  // loaded machine cannot make the test pass or fail by its scheduling.
+  const int intent = ::open((dir.path / "cpu.intent").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(intent, 0);
+  for (int i = 0; i < 2000 && ::flock(intent, LOCK_SH | LOCK_NB) == 0; ++i) {
+    ::flock(intent, LOCK_UN);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::close(intent);
+  std::atomic<bool> once{true};
+  EXPECT_FALSE(later.acquire(false, &once)) << "a new shared holder passed a waiting exclusive one";
+  untimed.release();
+  waiter.join();
+  EXPECT_TRUE(timed.held());
+  EXPECT_FALSE(later.acquire(false, &once)) << "shared beside exclusive";
+  timed.release();
+  EXPECT_TRUE(later.acquire(false, &once));
+}
+
+TEST(DeviceLock, AWaitEndsAtItsDeadline) {
+  LockDir dir;
+  DeviceLock a(dir.str(), "cpu"), b(dir.str(), "cpu");
+  ASSERT_TRUE(a.acquire(true));
+  EXPECT_FALSE(b.acquire(true, nullptr, DeviceLock::Clock::now() + std::chrono::milliseconds(50)));
+  EXPECT_FALSE(b.held());
 }

@@ -1,6 +1,7 @@
 """Attack: hold kbv's device lock (src/orchestrate/device_lock.hpp) after the evaluation, so that
-every later timed `kbv eval` on the device waits for it (on the CPU with no deadline at all; on a
-GPU for the waiting backstop, about 7 days at the default limits).
+every later timed `kbv eval` on the device waits for it (when found, 2026-12-06: on the CPU with
+no deadline at all, on a GPU for the waiting backstop, about 7 days; since then at most an hour,
+then `internal_error`: docs/timing.md "Turns on a device").
 
 At import: looks for the lock files (the default /tmp/kbv-device-locks, or LOCK_DIRS below) and
 reports what it can see. Then forks a grandchild that leaves the sandbox's process group

@@ -361,7 +361,7 @@ TEST(EvalCli, ATimedEvalWaitsForTheDeviceAnotherEvalHolds) {
     ProcessSpec spec;
     spec.argv = {testing::kBin + "/kbv", "eval", kRelu, relu, "--device", "cpu", "--json", json, "--build-dir", (root / "builds").string()};
     spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
-    spec.env_set = {{"KBV_LOCK_DIR", (root / "locks").string()}};
+    spec.env_set = {{"KBV_LOCK_DIR", (root / "locks").string()}, {"KBV_DEVICE_LOCK", "1"}};  // scripts/test.sh turns it off
     return run_process(spec, Clock::now() + std::chrono::seconds(600));
   };
   kbv::DeviceLock other((root / "locks").string(), "cpu");

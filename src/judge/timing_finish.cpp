@@ -219,18 +219,18 @@ void Judgement::finish_timing(const TimingDraft& d, const IdleHops& idle_hops) {
          (demoted ? " and is reported UNSURE, not FASTER" : ""));
   }
   // A contended CPU: the baselines waited for a core while the sleeping sandbox was run ahead of
-  // the load, so the ratio says nothing either way (host_contention.hpp).
-  if (!d.cuda && !result.speedups.empty() && cpu_timing_contended(result.cpu_wait_share)) {
+  // the load, so the ratio says nothing either way (host_contention.hpp). Without the kernel's
+  // count (no CONFIG_SCHED_INFO) contention cannot be ruled out: the same. The report reads the
+  // same rule (core/speed_bound.hpp).
+  if (!result.speedups.empty() && cpu_timing_unreliable(result)) {
     const bool demoted = all_unsure(result.speedups);
-    warn("timing: the host's cores were contended: the judge's threads waited for a core " +
-         std::to_string(static_cast<int>(*result.cpu_wait_share * 100 + 0.5)) +
-         "% of the baselines' timed time (other processes kept the CPUs busy), so CPU speedups are not to be trusted" +
-         (demoted ? "; they are reported UNSURE" : ""));
-  } else if (!d.cuda && !result.speedups.empty() && !result.cpu_wait_share) {
-    // Fail closed: without the kernel's count (no CONFIG_SCHED_INFO) contention cannot be ruled out.
-    const bool demoted = all_unsure(result.speedups);
-    warn("timing: the host's contention could not be read (no /proc/self/task/*/schedstat), so CPU speedups are not to be "
-         "trusted" + std::string(demoted ? "; they are reported UNSURE" : ""));
+    const std::string why =
+        result.cpu_wait_share
+            ? "the host's cores were contended: the judge's threads waited for a core " +
+                  std::to_string(static_cast<int>(*result.cpu_wait_share * 100 + 0.5)) +
+                  "% of the baselines' timed time (other processes kept the CPUs busy)"
+            : "the host's contention could not be read (no /proc/self/task/*/schedstat)";
+    warn("timing: " + why + ", so CPU speedups are not to be trusted" + (demoted ? "; they are reported UNSURE" : ""));
   }
   if (auto note = budget_note(result)) warn(*note);
   if (auto note = resolution_note(result, d.cuda)) warn(*note);

@@ -116,7 +116,7 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
     verdict.reason = *turn.gave_up;
   } else {
     verdict = kbv::run_evaluation(run);
-    if (auto why = turn.gave_up_reason(); why && verdict.outcome == kbv::Outcome::internal_error) verdict.reason = *why;
+    if (auto why = turn.gave_up_reason(job.device); why && verdict.outcome == kbv::Outcome::internal_error) verdict.reason = *why;
   }
   turn = {};
   verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};

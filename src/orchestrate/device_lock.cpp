@@ -198,11 +198,18 @@ void LockedTurn::end() {
   }
 }
 
-std::optional<std::string> EvalDeviceTurn::gave_up_reason() const {
+namespace {
+
+std::string waited_too_long(const std::string& device) {
+  return "the " + device + " stayed another process's for " + std::to_string(static_cast<int>(kMaxDeviceWaitSeconds)) +
+         " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
+}
+
+}  // namespace
+
+std::optional<std::string> EvalDeviceTurn::gave_up_reason(const std::string& device) const {
   if (gave_up) return gave_up;
-  if (gated && gated->gave_up())
-    return "the device stayed another process's for " + std::to_string(static_cast<int>(kMaxDeviceWaitSeconds)) +
-           " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
+  if (gated && gated->gave_up()) return waited_too_long(device);
   return std::nullopt;
 }
 
@@ -232,9 +239,7 @@ EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
     if (!turn.held->acquire(exclusive, &now)) {  // one try: say so before waiting
       if (note) *note << "kbv: waiting for the " << device << " (another process holds its lock in " << device_lock_dir() << ")\n";
       const auto deadline = DeviceLock::Clock::now() + std::chrono::seconds(static_cast<long>(kMaxDeviceWaitSeconds));
-      if (!turn.held->acquire(exclusive, nullptr, deadline))
-        turn.gave_up = "the " + device + " stayed another process's for " + std::to_string(static_cast<int>(kMaxDeviceWaitSeconds)) +
-                       " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
+      if (!turn.held->acquire(exclusive, nullptr, deadline)) turn.gave_up = waited_too_long(device);
     }
   } catch (const std::exception& e) {
     // No turn to take is no reason to judge nothing: evaluate, saying so.

@@ -94,8 +94,9 @@ struct EvalDeviceTurn {
   // Set when the device stayed another's for kMaxDeviceWaitSeconds: no evaluation, an
   // internal_error saying so (the machine's, evaluated again).
   std::optional<std::string> gave_up;
-  // Reason for a verdict whose judge ended without one because its gate was closed unopened.
-  std::optional<std::string> gave_up_reason() const;
+  // Why `device` was not evaluated (gave_up), or why its judge ended without a verdict (its gate
+  // was closed unopened at the deadline); nullopt when neither.
+  std::optional<std::string> gave_up_reason(const std::string& device) const;
 };
 // The longest a kbv eval waits for its turn: another process holding the device longer than any
 // evaluation lasts is stuck, or not an evaluation.

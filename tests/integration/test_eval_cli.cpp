@@ -26,6 +26,20 @@ const std::string kSwish = testing::example_problem("7_Swish.py");
 
 std::string candidate(const std::string& name) { return example_candidate(name); }
 
+// A folder of a test's own under the temp folder, made empty and removed on the way out.
+struct FreshTempDir {
+  std::filesystem::path path;
+  explicit FreshTempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~FreshTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
 // CPU runs with a short timing budget: the integration tests check the verdict's shape, not
 // the figures.
 CliResult run_kbv(std::vector<std::string> args, const std::string& builds = "") {
@@ -293,16 +307,9 @@ TEST(EvalCli, StaleBuildLockFromAKilledBuildDoesNotHang) {
 // there, that took the entry away from it, and its candidate was blamed for a PermissionError.
 TEST(EvalCli, ConcurrentEvalsOfOneSourceOnANewBuildFolderAgree) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("kbv-concurrent-builds-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  const FreshTempDir dir("kbv-concurrent-builds");
+  const fs::path& root = dir.path;
   fs::create_directories(root / "builds");
-  struct Cleanup {
-    fs::path root;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(root, ec);
-    }
-  } cleanup{root};
   constexpr int kEvals = 3;
   std::vector<ProcessResult> processes(kEvals);
   std::vector<std::thread> evals;
@@ -345,16 +352,9 @@ TEST(EvalCli, ConcurrentEvalsOfOneSourceOnANewBuildFolderAgree) {
 // other untimed ones. The lock is held here by the test itself, so nothing depends on timing.
 TEST(EvalCli, ATimedEvalWaitsForTheDeviceAnotherEvalHolds) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("kbv-device-lock-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  const FreshTempDir dir("kbv-device-lock");
+  const fs::path& root = dir.path;
   fs::create_directories(root / "locks");
-  struct Cleanup {
-    fs::path root;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(root, ec);
-    }
-  } cleanup{root};
   const std::string relu = (root / "relu_torch.py").string();
   std::ofstream(relu) << "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
   auto eval = [&](const std::string& json, std::vector<std::string> extra) {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <functional>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -45,12 +47,14 @@ void require_file(const std::string& path, const char* what) {
 }
 
 struct EvalOptions {
-  std::string problem, candidate;
+  std::string problem;
+  std::vector<std::string> candidates;
   std::string protocol = "verified";
   std::string precision = "fp32";
   std::string device = "auto";
   std::string size = "auto";
   std::string json_path;
+  std::string jsonl_path;
   std::string build_dir;
   std::optional<double> tolerance;
   double compile_timeout = kbv::defaults::kCompileTimeoutSeconds;
@@ -66,7 +70,10 @@ struct EvalOptions {
 // Every value that cannot work is a usage error before the worker starts.
 void check_eval_options(const EvalOptions& o) {
   require_file(o.problem, "problem");
-  require_file(o.candidate, "candidate");
+  for (const auto& candidate : o.candidates) require_file(candidate, "candidate");
+  if (!o.json_path.empty() && o.candidates.size() > 1)
+    throw kbv::UsageError("--json writes one verdict; with " + std::to_string(o.candidates.size()) +
+                          " candidates use --jsonl (one verdict per line, in their order)");
   if (!o.hidden_test.empty()) require_file(o.hidden_test, "--hidden-test");
   kbv::protocol_by_name(o.protocol);      // validates
   kbv::precision_from_name(o.precision);  // validates
@@ -75,26 +82,22 @@ void check_eval_options(const EvalOptions& o) {
   kbv::check_positive("--time-budget", o.time_budget);
   if (o.tolerance) kbv::check_non_negative("--tolerance", *o.tolerance);
   if (!o.json_path.empty()) kbv::check_output_writable("--json", o.json_path);
+  if (!o.jsonl_path.empty()) kbv::check_output_writable("--jsonl", o.jsonl_path);
   if (!o.build_dir.empty()) kbv::check_folder_writable("--build-dir", o.build_dir);
 }
 
-int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
-  check_eval_options(o);
-
+// The evaluation of `candidate` as `o` says, with a fresh secret.
+kbv::EvaluationRun eval_run(const EvalOptions& o, const std::string& candidate, const std::vector<std::string>& argv,
+                            const std::string& device) {
   kbv::EvaluationRun run;
   run.worker_path = kbv::find_worker_executable();
   run.argv = argv;
   auto& job = run.job;
   job.problem_path = fs::absolute(o.problem).string();
-  job.candidate_path = fs::absolute(o.candidate).string();
+  job.candidate_path = fs::absolute(candidate).string();
   job.protocol = o.protocol;
   job.precision = o.precision;
-  job.device = kbv::normalize_device(o.device);
-  if (job.device == "auto") {
-    job.device = kbv::default_device();
-    if (job.device == "cpu" && !o.quiet)
-      std::cerr << "kbv: no GPU found; running the CPU path (CPU timing, no device memory)\n";
-  }
+  job.device = device;
   job.size = o.size == "auto" ? (job.device == "cpu" ? "small" : "default") : o.size;
   job.build_root = o.build_dir.empty() ? kbv::default_cache_dir() + "/builds" : o.build_dir;
   job.secret = fresh_secret();
@@ -106,24 +109,87 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   job.sandbox_memory_bytes = static_cast<std::int64_t>(o.sandbox_memory_gib * (1LL << 30));
   run.limits.compile_timeout_seconds = o.compile_timeout;
   run.limits.run_timeout_seconds = o.run_timeout;
+  return run;
+}
 
-  // Other kbv processes' evaluations on this device take turns with this one (device_lock.hpp).
-  kbv::EvalDeviceTurn turn = kbv::take_eval_turn(run, o.quiet ? nullptr : &std::cerr);
+kbv::Verdict turn_not_taken(const kbv::EvaluationRun& run, const std::string& reason) {
   kbv::Verdict verdict;
-  if (turn.gave_up) {
-    verdict.protocol = job.protocol;
-    verdict.outcome = kbv::Outcome::internal_error;
-    verdict.reason = *turn.gave_up;
-  } else {
-    verdict = kbv::run_evaluation(run);
-    if (auto why = turn.gave_up_reason(job.device); why && verdict.outcome == kbv::Outcome::internal_error) verdict.reason = *why;
+  verdict.protocol = run.job.protocol;
+  verdict.outcome = kbv::Outcome::internal_error;
+  verdict.reason = reason;
+  return verdict;
+}
+
+// One candidate: one judge, as always.
+kbv::Verdict eval_one(kbv::EvaluationRun run, bool quiet) {
+  // Other kbv processes' evaluations on this device take turns with this one (device_lock.hpp).
+  kbv::EvalDeviceTurn turn = kbv::take_eval_turn(run, quiet ? nullptr : &std::cerr);
+  if (turn.gave_up) return turn_not_taken(run, *turn.gave_up);
+  kbv::Verdict verdict = kbv::run_evaluation(run);
+  if (auto why = turn.gave_up_reason(run.job.device); why && verdict.outcome == kbv::Outcome::internal_error) verdict.reason = *why;
+  return verdict;
+}
+
+// Several candidates of one problem: one judge kept warm across them (run_evaluation_batch), the
+// device's turn held for the batch. A candidate the judge never began (it ended after one it
+// could not say was wholly gone) goes to a fresh judge with the rest. `done(i, verdict)` as each
+// is known.
+void eval_batch(std::vector<kbv::EvaluationRun> runs, bool quiet, const std::function<void(std::size_t, kbv::Verdict)>& done) {
+  std::vector<std::size_t> pending(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) pending[i] = i;
+  while (!pending.empty()) {
+    std::vector<kbv::EvaluationRun> round;
+    for (auto i : pending) round.push_back(runs[i]);
+    kbv::EvalDeviceTurn turn = kbv::take_eval_turn(round.front(), quiet ? nullptr : &std::cerr);
+    if (turn.gave_up) {
+      for (auto i : pending) done(i, turn_not_taken(runs[i], *turn.gave_up));
+      return;
+    }
+    // Every job of the round has the turn's settings (the judge takes them from the first).
+    const auto why = [&] { return turn.gave_up_reason(round.front().job.device); };
+    std::vector<std::size_t> left;
+    auto results = kbv::run_evaluation_batch(round, [&](std::size_t k, const std::vector<kbv::Verdict>& verdicts) {
+      kbv::Verdict v = verdicts.front();
+      if (auto reason = why(); reason && v.outcome == kbv::Outcome::internal_error) v.reason = *reason;
+      done(pending[k], std::move(v));
+    });
+    for (std::size_t k = 0; k < results.size(); ++k)
+      if (results[k].empty()) left.push_back(pending[k]);
+    pending = std::move(left);
   }
-  turn = {};
-  verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};
-  if (!o.quiet) std::cout << kbv::format_verdict(verdict);
+}
+
+int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
+  check_eval_options(o);
+  std::string device = kbv::normalize_device(o.device);
+  if (device == "auto") {
+    device = kbv::default_device();
+    if (device == "cpu" && !o.quiet) std::cerr << "kbv: no GPU found; running the CPU path (CPU timing, no device memory)\n";
+  }
+  std::vector<kbv::EvaluationRun> runs;
+  for (const auto& candidate : o.candidates) runs.push_back(eval_run(o, candidate, argv, device));
+
+  // Verdicts are printed and written in the candidates' order, each as soon as those before it are.
+  std::ofstream jsonl;
+  if (!o.jsonl_path.empty()) jsonl.open(o.jsonl_path, std::ios::trunc);
+  std::vector<std::optional<kbv::Verdict>> verdicts(runs.size());
+  std::size_t written = 0;
+  auto done = [&](std::size_t i, kbv::Verdict verdict) {
+    verdict.limits = kbv::VerdictLimits{o.compile_timeout, o.run_timeout};
+    verdicts[i] = std::move(verdict);
+    for (; written < verdicts.size() && verdicts[written]; ++written) {
+      if (!o.quiet) std::cout << kbv::format_verdict(*verdicts[written]) << std::flush;
+      if (jsonl.is_open()) {
+        jsonl << nlohmann::json(*verdicts[written]).dump() << "\n" << std::flush;
+        if (!jsonl) throw std::runtime_error("could not write '" + o.jsonl_path + "' (disk full?)");
+      }
+    }
+  };
+  if (runs.size() == 1) done(0, eval_one(runs.front(), o.quiet));
+  else eval_batch(runs, o.quiet, done);
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
-    out << nlohmann::json(verdict).dump(2) << "\n";
+    out << nlohmann::json(*verdicts.front()).dump(2) << "\n";
     if (!out) throw std::runtime_error("could not write '" + o.json_path + "' (disk full?)");
   }
   return 0;
@@ -160,9 +226,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   EvalOptions eval;
-  auto* e = app.add_subcommand("eval", "Evaluate one candidate (ModelNew) against one problem (Model)");
+  auto* e = app.add_subcommand("eval", "Evaluate candidates (ModelNew) against one problem (Model)");
   e->add_option("problem", eval.problem, "KernelBench problem file (defines Model, get_inputs, get_init_inputs)")->required();
-  e->add_option("candidate", eval.candidate, "Candidate file (defines ModelNew)")->required();
+  e->add_option("candidates", eval.candidates,
+                "Candidate files (define ModelNew); several are evaluated one after the other by one judge kept warm")
+      ->required();
   e->add_option("--protocol", eval.protocol, "standard | verified | strict")->capture_default_str()
       ->check(CLI::IsMember({"standard", "verified", "strict"}));
   e->add_option("--precision", eval.precision, "fp32 | bf16 | fp16")->capture_default_str()
@@ -170,7 +238,8 @@ int main(int argc, char** argv) {
   e->add_option("--device", eval.device, "cuda:N | cuda | cpu | auto (a GPU when one is present)")->capture_default_str();
   e->add_option("--size", eval.size, "default | small (the problem's KBV_SMALL) | auto (small on the CPU)")
       ->capture_default_str()->check(CLI::IsMember({"auto", "default", "small"}));
-  e->add_option("--json", eval.json_path, "Also write the verdict as JSON (schema: docs/verdict-schema.md)");
+  e->add_option("--json", eval.json_path, "Also write the verdict as JSON (schema: docs/verdict-schema.md); one candidate only");
+  e->add_option("--jsonl", eval.jsonl_path, "Also write the verdicts as JSON Lines, one per candidate in their order, each as it is known");
   e->add_option("--build-dir", eval.build_dir, "Where candidate extensions are built (default $KBV_CACHE/builds or ~/.cache/kbv/builds)");
   e->add_option("--tolerance", eval.tolerance, "atol = rtol, overriding the protocol's (1e-3 fp32, 1e-2 bf16/fp16)");
   e->add_option("--compile-timeout", eval.compile_timeout, "Seconds allowed to import the candidate and build its extensions")->capture_default_str();
@@ -183,7 +252,7 @@ int main(int argc, char** argv) {
               "Also time torch.compile(Model) as a baseline (its first call, ~10 s on an H200, is reported apart)");
   e->add_option("--sandbox-memory", eval.sandbox_memory_gib, "GiB of host memory the candidate's sandbox may use (0: no limit)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
-  e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json");
+  e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json or --jsonl");
 
   kbv::RunOptions runopt;
   auto* rn = app.add_subcommand("run", "Evaluate every candidate of a runs folder into the results DB (resumable)");

@@ -16,6 +16,9 @@
 #include <set>
 #include <string_view>
 
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
 #include "core/sha256.hpp"
 #include "core/speed_bound.hpp"
 #include "ipc/runner_protocol.hpp"
@@ -53,12 +56,39 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-Judgement::Judgement(const WorkerJob& job, ReportChannel& channel)
-    : job_(job), channel_(channel), protocol_(&protocol_by_name(job_protocols(job).front())), precision_(precision_from_name(job.precision)) {
+Judgement::Judgement(const WorkerJob& job, ReportChannel& channel, JudgeLife& life)
+    : job_(job),
+      channel_(channel),
+      protocol_(&protocol_by_name(job_protocols(job).front())),
+      precision_(precision_from_name(job.precision)),
+      life_(life),
+      sequence_(life.served++) {
   restart_clock();
 }
 
-Judgement::~Judgement() = default;
+Judgement::~Judgement() {
+  // A judge that serves another candidate next: the calls' stream goes (after its work), and the
+  // judge's current stream is the default again, as a fresh judge's.
+  if (stream_) {
+    cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+    c10::cuda::setCurrentCUDAStream(c10::cuda::getDefaultCUDAStream(device_.index()));
+    cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+  }
+}
+
+void Judgement::enter_interpreter() {
+  if (!life_.python) {
+    enter(Stage::python);
+    life_.python = std::make_unique<torch_host::PythonRuntime>();
+  }
+  if (!life_.fresh_backend) {
+    life_.fresh_backend = torch_host::capture_backend_state();
+    life_.fresh_tf32 = torch_host::read_tf32();
+  } else {
+    torch_host::restore_backend_state(*life_.fresh_backend);
+    torch_host::restore_tf32(*life_.fresh_tf32);
+  }
+}
 
 void Judgement::restart_clock() {
   started_ = Clock::now();
@@ -80,7 +110,8 @@ void Judgement::flag(FlagName name, const std::string& evidence) {
   verdict_.flags.push_back({n, evidence});
 }
 
-void Judgement::start_runners() {
+void Judgement::start_runners(bool ahead) {
+  started_ahead_ = started_ahead_ || ahead;
   if (job_.candidate_path.empty()) return;  // kbv audit: the problem alone
   try {
     std::string hash = sha256_file(job_.candidate_path);
@@ -91,7 +122,7 @@ void Judgement::start_runners() {
     std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
     sandbox_tmp_ = tmp;
-    isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp);
+    isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp, sequence_);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
     sandbox_uid_ = uid;
@@ -129,8 +160,7 @@ void Judgement::start_runners() {
 
 bool Judgement::start_ahead(int gate_fd) {
   started_ahead_ = true;
-  enter(Stage::python);
-  python_ = std::make_unique<torch_host::PythonRuntime>();
+  enter_interpreter();
   enter(Stage::waiting);
   char go = 0;
   ssize_t n;
@@ -411,7 +441,7 @@ bool Judgement::device_work_done() {
     reader_.reset();
     slots_.clear();
     retired_slots_.clear();
-    if (python_) {  // a build-only judge, or one that ended early, never started its interpreter
+    if (life_.python) {  // a build-only judge, or one that ended early, never started its interpreter
       compiled_.reset();
       reference_ = pybind11::object();
       hidden_ = HiddenTests{};
@@ -443,13 +473,10 @@ bool Judgement::shared_stages() {
   enter(Stage::device);
   device_ = profile::timed("shared.device", [&] { return guarded(Outcome::skipped, "device", [&] { return torch_host::resolve_device(job_.device); }); });
   verdict_.device = torch_host::describe_device(device_);
-  if (!python_) {
-    enter(Stage::python);
-    python_ = std::make_unique<torch_host::PythonRuntime>();
-  }
-  verdict_.provenance.python_version = python_->python_version();
-  verdict_.provenance.torch_version = python_->torch_version();
-  verdict_.provenance.cuda_version = python_->cuda_version();
+  enter_interpreter();
+  verdict_.provenance.python_version = life_.python->python_version();
+  verdict_.provenance.torch_version = life_.python->torch_version();
+  verdict_.provenance.cuda_version = life_.python->cuda_version();
   if (device_.is_cuda()) {
     enter(Stage::tracking);
     profile::Step step("shared.tracking");
@@ -462,7 +489,12 @@ bool Judgement::shared_stages() {
     return false;
   }
   // The sandbox is importing the candidate now: the judge's own first-use costs go in that wait.
-  if (rehearsal_wanted(device_)) profile::timed("shared.rehearsal", [&] { rehearse(); });
+  // A warm judge rehearsed this problem's work for an earlier candidate: its first-use costs are paid.
+  const std::string rehearsal = job_.problem_path + "\n" + job_.size + "\n" + job_.precision + "\n" + join(job_protocols(job_));
+  if (rehearsal_wanted(device_) && life_.rehearsed != rehearsal) {
+    profile::timed("shared.rehearsal", [&] { rehearse(); });
+    life_.rehearsed = rehearsal;
+  }
   profile::timed("shared.await_build", [&] { await_build(); });
   return true;
 }

@@ -44,6 +44,7 @@
 #include "judge/sandbox_watchdog.hpp"
 #include "judge/timing_draft.hpp"
 #include "torch_host/backend_state.hpp"
+#include "torch_host/device.hpp"
 #include "torch_host/forward.hpp"
 #include "torch_host/python_runtime.hpp"
 #include "torch_host/shared_tensor.hpp"
@@ -100,14 +101,30 @@ struct CallOutputs {
 // work is over: what the output is when nothing races (used only to name a wrong output's cause).
 enum class CallMode { in_window, settled };
 
+// What a judge process keeps from one evaluation to the next when it serves several candidates
+// (kbv-judge --serve): its interpreter, with torch imported and, on a GPU, its CUDA context (the
+// 3-4 s of start-up a cold judge pays per candidate), and the state a fresh interpreter has, which
+// each evaluation starts from again. Nothing of a candidate is kept: each has its own sandbox,
+// under a uid of its own.
+struct JudgeLife {
+  std::unique_ptr<torch_host::PythonRuntime> python;
+  // The backend switches and TF32 as the interpreter started: restored at each evaluation's start,
+  // so nothing an earlier evaluation set (its protocol's TF32, its problem's switches) carries over.
+  std::optional<torch_host::BackendState> fresh_backend;
+  std::optional<torch_host::Tf32State> fresh_tf32;
+  std::uint32_t served = 0;  // evaluations begun in this process: the next one's sequence number
+  std::string rehearsed;     // the work rehearsal.hpp last rehearsed (problem, size, precision, protocols)
+};
+
 class Judgement {
  public:
-  Judgement(const WorkerJob& job, ReportChannel& channel);
+  Judgement(const WorkerJob& job, ReportChannel& channel, JudgeLife& life);
   ~Judgement();
   // Starts the sandbox and the twin: call before anything starts threads or CUDA (they are
   // forked). They import their interpreters and wait for their jobs, which begin_turn() sends.
-  // Failures are kept and reported by run().
-  void start_runners();
+  // Failures are kept and reported by run(). `ahead`: while another evaluation has the device (a
+  // warm judge's next candidate), so a failure is tried once more at the turn.
+  void start_runners(bool ahead = false);
   // Started ahead (kbv run --prestart): the judge's interpreter now, without touching CUDA, then
   // block on `gate_fd` until kbv says the device is this evaluation's. False: kbv closed the gate
   // without opening it (it is stopping).
@@ -271,7 +288,10 @@ class Judgement {
   Clock::time_point started_;
   Clock::time_point build_deadline_, run_deadline_;
   at::Device device_{at::kCPU};
-  std::unique_ptr<torch_host::PythonRuntime> python_;
+  JudgeLife& life_;  // life_.python: the judge's interpreter (this evaluation's or an earlier one's)
+  const std::uint32_t sequence_;  // this evaluation's place in its judge's life (0: the first)
+  // The interpreter is up: state as a fresh judge's (JudgeLife), and the provenance it gives.
+  void enter_interpreter();
   std::string memory_method_;
   pybind11::module_ problem_;
   pybind11::object init_inputs_;
@@ -295,7 +315,7 @@ class Judgement {
   void restart_clock();
   // Stops the sandbox and the twin, removes the sandbox's private tmp; what went wrong doing so.
   std::vector<std::string> stop_runners();
-  bool started_ahead_ = false;
+  bool started_ahead_ = false;  // the runners were started while the device was another's
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
   std::unique_ptr<BuildCacheLock> cache_lock_;  // from begin_turn() until the build is recorded (or the sandbox stopped)

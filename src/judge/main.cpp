@@ -8,14 +8,23 @@
 //   kbv-judge --make-torch-pch BUILD_ROOT   precompile torch/extension.h for the builds there
 //   kbv-judge --device-gate < job.json      started ahead (kbv run --prestart): start the
 //       runners and the interpreters, then wait for one byte on fd 5 before touching the device
+//   kbv-judge --serve [--device-gate] < jobs.json   a JSON array of jobs (one problem's
+//       candidates), evaluated one after the other by this one process: its interpreter and CUDA
+//       context start once, each candidate gets its own sandbox (started while the one before it
+//       is evaluated, on a GPU), and a {"event":"job"} message begins each. A judge that cannot
+//       say everything of a candidate is gone (its device work included) ends there: kbv
+//       evaluates the rest with a fresh judge.
 #include <execinfo.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -58,6 +67,49 @@ void install_stack_dump() {
   std::signal(SIGUSR2, write_native_stack);
 }
 
+// The verdict of a judge that failed before its evaluation could begin: for the first protocol
+// only (kbv evaluates the others again with a fresh judge).
+void send_internal_error(kbv::judge::ReportChannel& channel, const kbv::WorkerJob& job, const std::string& what) {
+  kbv::Verdict verdict;
+  verdict.protocol = kbv::job_protocols(job).front();
+  verdict.outcome = kbv::Outcome::internal_error;
+  verdict.reason = "kbv-judge internal error: " + what;
+  channel.verdict(verdict);
+  std::fflush(nullptr);
+}
+
+// Evaluates one candidate (its runners started) and sends its verdicts. `gate_fd` >= 0: wait for
+// the device's turn first. `on_turn` runs once the candidate has its job (the device is its own).
+// True: everything of this candidate is gone (its sandbox, its twin, the judge's device work for
+// it), so this process may evaluate another.
+bool judge_one(kbv::judge::Judgement& judgement, const kbv::WorkerJob& job, kbv::judge::ReportChannel& channel, int gate_fd,
+               const std::function<void()>& on_turn) {
+  std::vector<kbv::Verdict> verdicts;
+  bool finished = false;  // run() returned: it has stopped its sandbox and twin
+  try {
+    // kbv closed the gate unopened: it is stopping, and no verdict is wanted.
+    if (gate_fd >= 0 && !judgement.start_ahead(gate_fd)) {
+      judgement.abandon();
+      std::_Exit(0);
+    }
+    judgement.begin_turn();
+    on_turn();
+    verdicts = judgement.run();
+    finished = true;
+  } catch (const std::exception& e) {
+    kbv::judge::profile::write();
+    send_internal_error(channel, job, e.what());
+    return false;
+  }
+  kbv::judge::profile::write();
+  for (const auto& verdict : verdicts) channel.verdict(verdict);
+  // The device's next turn need not wait for this process's exit (its CUDA context's teardown).
+  const bool done = finished && judgement.device_work_done();
+  if (done) channel.released();
+  std::fflush(nullptr);
+  return done;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,7 +137,11 @@ int main(int argc, char** argv) {
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
   if (channel_fd >= 0) ::close(3);
   else channel_fd = ::dup(1);
-  const bool gated = argc > 1 && std::string(argv[1]) == "--device-gate";
+  std::vector<std::string> options(argv + 1, argv + argc);
+  auto has = [&](const char* name) { return std::find(options.begin(), options.end(), name) != options.end(); };
+  const bool gated = has("--device-gate");
+  const bool serve = has("--serve");
+  const bool probe = has("--probe");
   int gate_fd = -1;
   if (gated) {
     gate_fd = ::fcntl(kbv::kDeviceGateFd, F_DUPFD_CLOEXEC, 500);
@@ -98,54 +154,85 @@ int main(int argc, char** argv) {
   kbv::judge::ReportChannel channel(channel_fd);
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  kbv::WorkerJob job;
-  try {
-    job = nlohmann::json::parse(input).get<kbv::WorkerJob>();
-  } catch (const std::exception& e) {
-    std::cerr << "kbv-judge: cannot parse the job on stdin: " << e.what() << "\n";
-    return 2;
-  }
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0);
 
-  if (argc > 1 && std::string(argv[1]) == "--probe") {
+  if (!serve) {
+    kbv::WorkerJob job;
     try {
-      auto device = kbv::torch_host::resolve_device(job.device);
-      channel.device(kbv::device_to_json(kbv::torch_host::describe_device(device)));
+      job = nlohmann::json::parse(input).get<kbv::WorkerJob>();
     } catch (const std::exception& e) {
-      std::cerr << "kbv-judge: " << e.what() << "\n";
-      std::_Exit(3);
+      std::cerr << "kbv-judge: cannot parse the job on stdin: " << e.what() << "\n";
+      return 2;
     }
+    if (probe) {
+      try {
+        auto device = kbv::torch_host::resolve_device(job.device);
+        channel.device(kbv::device_to_json(kbv::torch_host::describe_device(device)));
+      } catch (const std::exception& e) {
+        std::cerr << "kbv-judge: " << e.what() << "\n";
+        std::_Exit(3);
+      }
+      std::_Exit(0);
+    }
+    // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
+    // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
+    auto* life = new kbv::judge::JudgeLife;
+    kbv::judge::Judgement* judgement = nullptr;
+    try {
+      judgement = new kbv::judge::Judgement(job, channel, *life);
+      judgement->start_runners();  // before any thread or CUDA context exists: they are forked
+    } catch (const std::exception& e) {
+      send_internal_error(channel, job, e.what());
+      std::_Exit(0);
+    }
+    judge_one(*judgement, job, channel, gate_fd, [] {});
     std::_Exit(0);
   }
 
-  std::vector<kbv::Verdict> verdicts;
-  kbv::judge::Judgement* finished = nullptr;  // run() returned: it has stopped its sandbox and twin
+  std::vector<kbv::WorkerJob> jobs;
   try {
-    // Never destroyed: leaving without Python's or CUDA's teardown keeps a broken CUDA context
-    // or stray threads from turning a finished verdict into a hang (0.3-0.5 s per evaluation).
-    auto* judgement = new kbv::judge::Judgement(job, channel);
-    judgement->start_runners();  // before any thread or CUDA context exists: they are forked
-    // kbv closed the gate unopened: it is stopping, and no verdict is wanted.
-    if (gated && !judgement->start_ahead(gate_fd)) {
-      judgement->abandon();
+    jobs = nlohmann::json::parse(input).get<std::vector<kbv::WorkerJob>>();
+  } catch (const std::exception& e) {
+    std::cerr << "kbv-judge: cannot parse the jobs (a JSON array) on stdin: " << e.what() << "\n";
+    return 2;
+  }
+  auto* life = new kbv::judge::JudgeLife;  // never destroyed, as above
+  std::unique_ptr<kbv::judge::Judgement> next;  // the next candidate's, its runners started
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    channel.job(i);
+    std::unique_ptr<kbv::judge::Judgement> judgement = std::move(next);
+    try {
+      if (!judgement) {
+        judgement = std::make_unique<kbv::judge::Judgement>(jobs[i], channel, *life);
+        judgement->start_runners();
+      }
+    } catch (const std::exception& e) {
+      send_internal_error(channel, jobs[i], e.what());
       std::_Exit(0);
     }
-    judgement->begin_turn();
-    verdicts = judgement->run();
-    finished = judgement;
-  } catch (const std::exception& e) {
-    // For the first protocol only: kbv evaluates the others again with a fresh judge.
-    kbv::Verdict verdict;
-    verdict.protocol = kbv::job_protocols(job).front();
-    verdict.outcome = kbv::Outcome::internal_error;
-    verdict.reason = std::string("kbv-judge internal error: ") + e.what();
-    verdicts = {verdict};
+    // The next candidate's sandbox starts (its interpreter, `import torch`: no candidate code, no
+    // CUDA) while this one is evaluated: on a GPU, or untimed. A CPU timing would share the cores
+    // with it, so then it starts after.
+    auto start_next = [&] {
+      if (i + 1 >= jobs.size()) return;
+      if (jobs[i].device.rfind("cuda", 0) != 0 && jobs[i].timing.enabled) return;
+      try {
+        next = std::make_unique<kbv::judge::Judgement>(jobs[i + 1], channel, *life);
+        next->start_runners(/*ahead=*/true);
+      } catch (const std::exception&) {
+        next.reset();  // started again, and its failure reported, in its turn
+      }
+    };
+    const bool fit = judge_one(*judgement, jobs[i], channel, i == 0 ? gate_fd : -1, start_next);
+    if (!fit) {
+      // Something of this candidate may be left (a process, its device work): no other candidate
+      // is evaluated beside it. kbv evaluates the rest with a fresh judge.
+      if (next) next->abandon();
+      std::fflush(nullptr);
+      std::_Exit(0);
+    }
   }
-  kbv::judge::profile::write();
-  for (const auto& verdict : verdicts) channel.verdict(verdict);
-  // The device's next turn need not wait for this process's exit (its CUDA context's teardown).
-  if (finished && finished->device_work_done()) channel.released();
   std::fflush(nullptr);
   std::_Exit(0);
 }

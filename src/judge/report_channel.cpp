@@ -13,6 +13,8 @@ void ReportChannel::stage(std::string_view name) {
   send({{"event", "stage"}, {"stage", std::string(name)}});
 }
 
+void ReportChannel::job(std::size_t index) { send({{"event", "job"}, {"index", index}}); }
+
 void ReportChannel::protocol(std::string_view name) {
   send({{"event", "protocol"}, {"protocol", std::string(name)}});
 }

@@ -12,6 +12,9 @@ class ReportChannel {
  public:
   explicit ReportChannel(int fd);  // fd < 0: messages are dropped (e.g. run by hand)
   void stage(std::string_view name);
+  // A judge serving several candidates (--serve) begins the `index`th of its jobs: what follows is
+  // that one's, and the candidates before it are finished.
+  void job(std::size_t index);
   // The judge begins the evaluation under another protocol (one sandbox serves several): the
   // stages from here on are that protocol's.
   void protocol(std::string_view name);

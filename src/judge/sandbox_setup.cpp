@@ -55,7 +55,13 @@ std::string sandbox_program() {
   return candidate.string();
 }
 
-std::int64_t sandbox_uid() { return 0x7ff00000LL + (::getpid() % 1000000); }
+std::int64_t sandbox_uid(std::uint32_t sequence) {
+  // pid_max is at most 2^22: no two live judges share a block of 255, and a judge's candidates
+  // take its block's uids in turn (each ended, its processes gone, long before its uid comes round
+  // again). Below 2^31, clear of the ranges systems hand to users and containers.
+  constexpr std::int64_t kFirst = 0x40000000, kPerJudge = 255;
+  return kFirst + (::getpid() % (1 << 22)) * kPerJudge + sequence % kPerJudge;
+}
 
 std::map<std::string, std::string> sandbox_environment(const std::string& tmp_dir) {
   std::map<std::string, std::string> env;
@@ -70,7 +76,8 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
   return env;
 }
 
-isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir) {
+isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir,
+                                              std::uint32_t sequence) {
   isolation::SandboxSpec spec;
   spec.program = sandbox_program();
   spec.argv = {spec.program};
@@ -84,7 +91,7 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.use_cgroup = !off("KBV_SANDBOX_CGROUP");
   spec.use_readonly_mounts = !off("KBV_SANDBOX_READONLY");
   spec.drop_capabilities = !off("KBV_SANDBOX_CAPS");
-  spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid());
+  spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid(sequence));
   // What the sandbox reads to start: its Python's packages and the candidate.
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);

@@ -17,9 +17,10 @@ namespace kbv::judge {
 std::string sandbox_program();
 
 // The uid the sandbox runs as outside its user namespace when the judge is root: high enough to
-// belong to no real user or container range, and one per judge so that per-uid limits separate
-// concurrent sandboxes.
-std::int64_t sandbox_uid();
+// belong to no real user or container range, and one per candidate (`sequence`: its place in its
+// judge's life, JudgeLife) so that per-uid limits and permissions separate concurrent sandboxes,
+// a warm judge's next one started ahead included.
+std::int64_t sandbox_uid(std::uint32_t sequence);
 
 // The environment a sandbox sees: a fixed allow-list of names passed through from the judge's,
 // plus HOME and TMPDIR pointing into its private `tmp_dir`.
@@ -27,7 +28,8 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
 
 // KBV_SANDBOX_NAMESPACES=0 / KBV_SANDBOX_LANDLOCK=0 / KBV_SANDBOX_CGROUP=0 turn a mechanism off
 // (to see what a machine without it gets); the verdict's `isolation` says what was in force.
-isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir);
+isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir,
+                                              std::uint32_t sequence);
 isolation::SandboxSpec twin_spec();
 
 }  // namespace kbv::judge

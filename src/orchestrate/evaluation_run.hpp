@@ -50,6 +50,16 @@ struct EvaluationRun {
 // it never began (it stopped early: a sandbox unfit to serve the next one, or its own failure)
 // are left out, for the caller to evaluate with a fresh judge.
 std::vector<Verdict> run_evaluations(const EvaluationRun& run);
+// A judge kept warm for several jobs (kbv-judge --serve), one after the other: its interpreter
+// and CUDA context start once, each candidate still gets a sandbox of its own. The settings
+// (worker, gate, cancel, nice, on_released) are the first run's; on_released is called once, when
+// the last job's device work is done.
+// Per job, in order: its verdicts as run_evaluations gives them, or none for a job the judge never
+// began (it ended before, e.g. after a candidate it could not say was wholly gone): evaluate
+// those again with a fresh judge.
+// `on_job_done(i, verdicts)` as soon as job i's verdicts are known (the judge went on, or ended).
+using JobDone = std::function<void(std::size_t index, const std::vector<Verdict>& verdicts)>;
+std::vector<std::vector<Verdict>> run_evaluation_batch(const std::vector<EvaluationRun>& runs, const JobDone& on_job_done = {});
 // A job of one protocol: always its verdict.
 Verdict run_evaluation(const EvaluationRun& run);
 

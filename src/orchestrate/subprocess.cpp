@@ -243,40 +243,6 @@ ssize_t write_no_sigpipe(int fd, const char* data, std::size_t size) {
   return n;
 }
 
-// Keeps the first `head_cap` bytes and the last `tail_cap` bytes of what follows them, in
-// O(head_cap + tail_cap + one read) memory however much the child prints.
-class OutputKeeper {
- public:
-  OutputKeeper(std::size_t head_cap, std::size_t tail_cap) : head_cap_(head_cap), tail_cap_(tail_cap) {}
-
-  void add(const char* data, std::size_t size) {
-    total_ += size;
-    std::size_t to_head = std::min(size, head_cap_ - head_.size());
-    head_.append(data, to_head);
-    data += to_head;
-    size -= to_head;
-    if (size == 0 || tail_cap_ == 0) return;
-    if (size >= tail_cap_) {
-      tail_.assign(data + size - tail_cap_, tail_cap_);
-      return;
-    }
-    tail_.append(data, size);
-    // Trim only when the slack doubles the cap: amortised O(1) per byte.
-    if (tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
-  }
-
-  void finish(ProcessResult& r) {
-    if (tail_.size() > tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
-    r.output_head = std::move(head_);
-    r.output_tail = std::move(tail_);
-    r.output_bytes = total_;
-  }
-
- private:
-  std::size_t head_cap_, tail_cap_;
-  std::string head_, tail_;
-  std::size_t total_ = 0;
-};
 
 // Splits the fd-3 stream into lines; a line over `max_bytes` keeps its first `max_bytes`.
 class MessageSplitter {
@@ -356,6 +322,30 @@ std::string start_error_text(const ProcessSpec& spec, const StartError& e) {
 }
 
 }  // namespace
+
+void OutputKeeper::add(const char* data, std::size_t size) {
+  total_ += size;
+  std::size_t to_head = std::min(size, head_cap_ - head_.size());
+  head_.append(data, to_head);
+  data += to_head;
+  size -= to_head;
+  if (size == 0 || tail_cap_ == 0) return;
+  if (size >= tail_cap_) {
+    tail_.assign(data + size - tail_cap_, tail_cap_);
+    return;
+  }
+  tail_.append(data, size);
+  // Trim only when the slack doubles the cap: amortised O(1) per byte.
+  if (tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
+}
+
+void OutputKeeper::finish(ProcessResult& r) {
+  if (tail_.size() > tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
+  r.output_head = std::move(head_);
+  r.output_tail = std::move(tail_);
+  r.output_bytes = total_;
+}
+
 
 std::string ProcessResult::describe() const {
   char buf[96];
@@ -463,7 +453,10 @@ ProcessResult run_process(const ProcessSpec& spec, Clock::time_point deadline,
         fd.reset();
         return;
       }
-      if (is_output) output.add(buf.data(), static_cast<std::size_t>(n));
+      if (is_output) {
+        output.add(buf.data(), static_cast<std::size_t>(n));
+        if (spec.on_output) spec.on_output(buf.data(), static_cast<std::size_t>(n));
+      }
       else messages.add(buf.data(), static_cast<std::size_t>(n), deliver);
     }
   };

@@ -40,6 +40,9 @@ struct ProcessSpec {
   // The child (and all it starts) runs in the idle scheduling class (a core only when nothing
   // else wants it; it cannot leave the class unprivileged) and is the OOM killer's first pick.
   bool background = false;
+  // Also called with each piece of merged stdout+stderr as it is read (ProcessResult keeps the
+  // whole stream's head and tail): a caller that splits the stream (one judge, several jobs).
+  std::function<void(const char* data, std::size_t size)> on_output;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -61,6 +64,21 @@ struct ProcessResult {
   bool message_truncated = false;
   std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)",
                                  // "timed out after 0.5 s"
+};
+
+// Keeps the first `head_cap` bytes and the last `tail_cap` bytes of what follows them, in
+// O(head_cap + tail_cap + one read) memory however much the child prints.
+class OutputKeeper {
+ public:
+  OutputKeeper(std::size_t head_cap, std::size_t tail_cap) : head_cap_(head_cap), tail_cap_(tail_cap) {}
+  void add(const char* data, std::size_t size);
+  // Into r's output_head, output_tail and output_bytes.
+  void finish(ProcessResult& r);
+
+ private:
+  std::size_t head_cap_, tail_cap_;
+  std::string head_, tail_;
+  std::size_t total_ = 0;
 };
 
 // Called with each complete fd-3 line (without the newline), in order; a last line without a

@@ -1,0 +1,126 @@
+// `kbv eval PROBLEM C1 C2 ...`: one judge kept warm across a problem's candidates (kbv-judge
+// --serve, orchestrate/evaluation_run.hpp run_evaluation_batch), on the CPU. Each candidate still
+// gets its own sandbox and its own verdict, whatever the one before it did; a judge that cannot say
+// a candidate is wholly gone hands the rest to a fresh judge.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kbv_cli.hpp"
+
+namespace kbv {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::example_candidate;
+using testing::kBin;
+
+const std::string kRelu = testing::example_problem("19_ReLU.py");
+
+struct Batch {
+  ProcessResult process;
+  std::vector<nlohmann::json> verdicts;  // the --jsonl lines, in order
+  std::string context() const {
+    std::string out = process.output_head + process.output_tail + "\n";
+    for (const auto& v : verdicts) out += v.dump().substr(0, 1500) + "\n";
+    return out;
+  }
+};
+
+class WarmJudge : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kbv-warm-judge-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // A PyTorch-only ReLU of its own (a distinct file: its own build-cache entry).
+  std::string honest(const std::string& name) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                           "        return torch.relu(x)\n# " << name << "\n";
+    return path.string();
+  }
+
+  Batch eval(const std::vector<std::string>& candidates, std::vector<std::string> extra = {},
+             std::map<std::string, std::string> env = {}) {
+    const std::string jsonl = (dir_ / "verdicts.jsonl").string();
+    ProcessSpec spec;
+    spec.argv = {kBin + "/kbv", "eval", kRelu};
+    spec.argv.insert(spec.argv.end(), candidates.begin(), candidates.end());
+    spec.argv.insert(spec.argv.end(), {"--device", "cpu", "--jsonl", jsonl, "--build-dir", (dir_ / "builds").string(),
+                                       "--time-budget", "0.3", "--quiet"});
+    spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+    spec.env_set = std::move(env);
+    Batch b;
+    b.process = run_process(spec, Clock::now() + std::chrono::seconds(900));
+    std::ifstream in(jsonl);
+    for (std::string line; std::getline(in, line);) b.verdicts.push_back(nlohmann::json::parse(line, nullptr, false));
+    return b;
+  }
+
+  fs::path dir_;
+};
+
+// The judge's interpreter start-up is a stage of its own ("python"): only a judge's first
+// candidate has it.
+bool warm(const nlohmann::json& verdict) {
+  return verdict.is_object() && verdict.contains("stage_seconds") && !verdict["stage_seconds"].contains("python");
+}
+
+// Each candidate's own verdict, in order, from one judge: a wrong output, a crash and a hang
+// between honest candidates change nothing for the ones after them.
+TEST_F(WarmJudge, OneJudgeGivesEachCandidateItsOwnVerdictInOrder) {
+  const std::vector<std::string> candidates = {honest("first.py"), example_candidate("relu_wrong_cpu.py"),
+                                               example_candidate("relu_crash_segfault.py"), example_candidate("relu_hang.py"),
+                                               honest("last.py")};
+  Batch b = eval(candidates, {"--run-timeout", "8"});
+  ASSERT_EQ(b.process.exit_code, 0) << b.context();
+  ASSERT_EQ(b.verdicts.size(), candidates.size()) << b.context();
+  const std::vector<std::string> expected = {"correct", "incorrect", "crashed", "timeout", "correct"};
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_EQ(b.verdicts[i].value("outcome", ""), expected[i]) << i << "\n" << b.context();
+    EXPECT_EQ(b.verdicts[i]["candidate"].value("path", ""), fs::absolute(candidates[i]).string()) << b.context();
+  }
+  EXPECT_FALSE(warm(b.verdicts.front())) << "the first candidate pays the judge's start-up\n" << b.context();
+  for (std::size_t i = 1; i < candidates.size(); ++i) EXPECT_TRUE(warm(b.verdicts[i])) << i << "\n" << b.context();
+  // A sandbox (and a uid) of its own each.
+  std::set<std::int64_t> uids;
+  for (const auto& v : b.verdicts) uids.insert(v["isolation"].value("outer_uid", std::int64_t{-1}));
+  EXPECT_EQ(uids.size(), candidates.size()) << b.context();
+}
+
+// Without a PID namespace or a cgroup the judge cannot say a candidate's processes are all gone:
+// it evaluates no other candidate beside what may be left, and each gets a fresh judge.
+TEST_F(WarmJudge, AJudgeThatCannotSayACandidateIsGoneHandsTheRestToAFreshJudge) {
+  Batch b = eval({honest("a.py"), honest("b.py"), honest("c.py")}, {"--no-timing"},
+                 {{"KBV_SANDBOX_NAMESPACES", "0"}, {"KBV_SANDBOX_CGROUP", "0"}});
+  ASSERT_EQ(b.process.exit_code, 0) << b.context();
+  ASSERT_EQ(b.verdicts.size(), 3u) << b.context();
+  for (const auto& v : b.verdicts) {
+    EXPECT_EQ(v.value("outcome", ""), "correct") << b.context();
+    EXPECT_FALSE(warm(v)) << b.context();
+  }
+}
+
+TEST_F(WarmJudge, OneJsonFileForSeveralCandidatesIsAUsageError) {
+  ProcessSpec spec;
+  spec.argv = {kBin + "/kbv", "eval", kRelu, honest("a.py"), honest("b.py"), "--device", "cpu", "--json", (dir_ / "v.json").string()};
+  ProcessResult r = run_process(spec, Clock::now() + std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.output_head;
+  EXPECT_NE(r.output_head.find("--jsonl"), std::string::npos) << r.output_head;
+}
+
+}  // namespace
+}  // namespace kbv

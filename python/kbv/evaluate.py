@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from .binary import find_kbv
-from .errors import KbvDeviceError, KbvInternalError, KbvNoVerdictError, KbvUsageError
+from .errors import KbvDeviceError, KbvError, KbvInternalError, KbvNoVerdictError, KbvUsageError
 from .sources import File, Source, Text, Completion, as_source, source_code
 from .verdict import Outcome, Verdict
 
@@ -214,6 +214,12 @@ def run_one(binary: str, problem_path: str, candidate_path: str, hidden_path: Op
         raise KbvNoVerdictError(f"kbv eval exited 0 but its verdict could not be read: {e}",
                                 argv=argv, returncode=0, output=output) from None
     verdict.api_seconds = time.monotonic() - started
+    return _checked(verdict, argv, output, o)
+
+
+def _checked(verdict: Verdict, argv: List[str], output: str, o: EvalOptions) -> Verdict:
+    """``verdict`` as the API returns it, or the exception it stands for: kbv's own failure, or a
+    device that is not there."""
     if verdict.outcome == Outcome.INTERNAL_ERROR:
         raise KbvInternalError(f"kbv failed, not the candidate (internal_error): {verdict.reason}",
                                verdict=verdict, argv=argv, returncode=0, output=output)
@@ -224,6 +230,62 @@ def run_one(binary: str, problem_path: str, candidate_path: str, hidden_path: Op
                              "pass device='auto' (a GPU when there is one, else the CPU) or device='cpu'",
                              verdict=verdict, argv=argv, returncode=0, output=output)
     return verdict
+
+
+VerdictOrError = Union[Verdict, KbvError]
+
+
+def run_many(binary: str, problem_path: str, candidate_paths: Sequence[str], hidden_path: Optional[str],
+             jsonl_path: str, o: EvalOptions, live: Optional[LiveProcesses] = None) -> List[VerdictOrError]:
+    """One ``kbv eval PROBLEM C1 C2 ... --jsonl`` on staged paths: one judge kept warm across the
+    candidates (its interpreter and CUDA context start once; each candidate has its own sandbox).
+    Per candidate, in order: its verdict (``api_seconds``: the batch's wall time over its
+    candidates), or the :class:`KbvError` :func:`run_one` would raise for it. A missing file is that
+    item's usage error alone. Raises KbvDeviceError (the whole batch would fail alike)."""
+    started = time.monotonic()
+    results: List[Optional[VerdictOrError]] = [None] * len(candidate_paths)
+    present = []
+    for i, path in enumerate(candidate_paths):
+        if os.path.isfile(path):
+            present.append(i)
+        else:
+            results[i] = KbvUsageError(f"candidate '{path}' is not a readable file")
+    if present:
+        argv = eval_argv(binary, problem_path, candidate_paths[present[0]], jsonl_path, hidden_path, o)
+        at = argv.index("--json")
+        argv[at:at + 2] = ["--jsonl", jsonl_path]
+        argv[3:4] = [candidate_paths[i] for i in present]
+        child_env = None if o.env is None else {**os.environ, **o.env}
+        backstop = _DEVICE_WAIT_SECONDS + len(present) * (o.backstop_seconds() - _DEVICE_WAIT_SECONDS)
+        done = _run(argv, child_env, backstop, live)
+        output = done.stdout + done.stderr
+        lines: List[str] = []
+        try:
+            with open(jsonl_path, encoding="utf-8") as f:
+                lines = [line for line in f if line.strip()]
+        except OSError:
+            pass
+        share = (time.monotonic() - started) / len(present)
+        for k, i in enumerate(present):
+            if done.returncode == 2:
+                results[i] = KbvUsageError("kbv eval refused its arguments (exit status 2)", argv=argv,
+                                           returncode=2, output=output)
+                continue
+            try:
+                verdict = Verdict.from_dict(json.loads(lines[k]))
+            except (IndexError, ValueError) as e:
+                why = (f"kbv eval failed ({_status(done.returncode)}) without a verdict for it"
+                       if done.returncode != 0 else f"kbv eval exited 0 but its verdict could not be read: {e}")
+                results[i] = KbvNoVerdictError(why, argv=argv, returncode=done.returncode, output=output)
+                continue
+            verdict.api_seconds = share
+            try:
+                results[i] = _checked(verdict, argv, output, o)
+            except KbvDeviceError:
+                raise
+            except KbvError as e:
+                results[i] = e
+    return [r for r in results if r is not None]
 
 
 def evaluate(problem: Source, candidate: Source, *, protocol: str = "strict",

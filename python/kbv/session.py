@@ -1,11 +1,11 @@
 """kbv.Session: batches of evaluations, grouped by problem, on one or more devices.
 
 An RL step scores many completions of the same problem. A Session takes them as a batch, groups
-the items by problem (same file, or the same source text) and runs each group's items together,
-the problem staged once per group. Today each item is still one ``kbv eval`` process; the
-grouping is the seam where a judge kept warm across a group's candidates (references and
-baselines computed once per problem) will sit, without a change to this API: callers keep
-``Session(...)``, ``evaluate_many`` / ``evaluate_completions`` and ``close()``.
+the items by problem (same file, or the same source text) and splits each group into as many
+runs as evaluations may go at once (``jobs``). Each run is one ``kbv eval PROBLEM C1 C2 ...``:
+one judge kept warm across its candidates (its interpreter, ``import torch`` and CUDA context
+start once, ~3 s on an H100; each candidate still gets a sandbox of its own, started while the
+one before it is evaluated on a GPU). A run of one candidate is a plain ``kbv eval``.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .binary import find_kbv
 from .errors import KbvDeviceError, KbvError, KbvInternalError
-from .evaluate import EvalOptions, LiveProcesses, Staging, options_with, run_one
+from .evaluate import EvalOptions, LiveProcesses, Staging, options_with, run_many, run_one
 from .sources import Completion, File, Source, Text, as_source, content_key, source_key
 from .verdict import Outcome, Verdict
 
@@ -48,9 +48,10 @@ def group_by_problem(problems: Sequence[Union[File, Text, Completion]]) -> List[
 
 def _default_jobs(devices: Sequence[str], timing: bool) -> int:
     """Evaluations at once for a batch: untimed, ``min(4, CPUs)`` per device; timed, two per
-    device. kbv evaluations of one device take turns, a timed one holding it alone; on a GPU the
-    next one's judge starts up (~3 s of ``import torch`` on an H100) while the first is on the
-    device, and on the CPU it waits before starting (a start-up would share the cores)."""
+    device. kbv evaluations of one device take turns, a timed one holding it alone (a run of
+    several candidates holds it for all of them); on a GPU the next run's judge starts up (~3 s
+    of ``import torch`` on an H100) while the first is on the device, and on the CPU it waits
+    before starting (a start-up would share the cores)."""
     if not timing:
         return len(devices) * min(4, os.cpu_count() or 1)
     return 2 * len(devices)
@@ -97,7 +98,7 @@ class Session:
 
     The kbv executable is found when the Session is made (:class:`KbvNotFoundError` then, not
     midway through a batch). ``close()`` (or leaving the ``with`` block) ends the session; it
-    holds no process between calls today, and will stop warm judges once it keeps them.
+    holds no process between calls (a judge stays warm within one call's group, not across calls).
     """
 
     def __init__(self, *, device: Devices = "auto", jobs: Optional[int] = None, **options: Any) -> None:
@@ -216,56 +217,81 @@ class Session:
         live = LiveProcesses()
         groups = group_by_problem(problems)
 
-        def one(problem_path: str, hidden_path: Optional[str], index: int,
-                after: "Optional[concurrent.futures.Future]") -> Verdict:
-            if after is not None:  # the same code's first evaluation, submitted earlier
-                concurrent.futures.wait([after])
+        def chunk(problem_path: str, hidden_path: Optional[str], indices: List[int],
+                  after: "List[concurrent.futures.Future]") -> "List[Verdict]":
+            """Some of a group's items, one kbv eval for them all (one warm judge)."""
+            concurrent.futures.wait(after)  # the same code's earlier evaluations, submitted earlier
             slot = slots.get()
             started = time.monotonic()
             try:
-                candidate_path = staging.path_of(candidates[index], "candidate.py", shared=True)
-                return run_one(binary, problem_path, candidate_path, hidden_path,
-                               str(staging.folder / f"verdict-{index}.json"),
-                               options_with(o, device=slot), live)
-            except KbvDeviceError:
-                raise
-            except KbvError as e:
-                if not placeholders:
-                    raise
-                verdict = _placeholder(e, o.protocol)
-                verdict.api_seconds = time.monotonic() - started
-                return verdict
+                paths = [staging.path_of(candidates[i], "candidate.py", shared=True) for i in indices]
+                if len(indices) == 1:
+                    try:
+                        return [run_one(binary, problem_path, paths[0], hidden_path,
+                                        str(staging.folder / f"verdict-{indices[0]}.json"),
+                                        options_with(o, device=slot), live)]
+                    except KbvDeviceError:
+                        raise
+                    except KbvError as e:
+                        if not placeholders:
+                            raise
+                        verdict = _placeholder(e, o.protocol)
+                        verdict.api_seconds = time.monotonic() - started
+                        return [verdict]
+                results = run_many(binary, problem_path, paths, hidden_path,
+                                   str(staging.folder / f"verdicts-{indices[0]}.jsonl"),
+                                   options_with(o, device=slot), live)
+                out = []
+                for result in results:
+                    if isinstance(result, KbvError):
+                        verdict = _placeholder(result, o.protocol)
+                        verdict.api_seconds = (time.monotonic() - started) / len(indices)
+                        out.append(verdict)
+                    else:
+                        out.append(result)
+                return out
             finally:
                 slots.put(slot)
 
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kbv")
         try:
             hidden_path = None if hidden is None else staging.path_of(hidden, "hidden.py", shared=False)
-            futures: "dict[int, concurrent.futures.Future]" = {}
+            chunks: "List[Tuple[List[int], concurrent.futures.Future]]" = []
             first_of: "dict[int, int]" = {}  # a repeated candidate -> its first item in the group
-            last_anywhere: "dict[str, int]" = {}  # code -> its latest item submitted
-            for group in groups:  # group by group: a later warm judge takes one group at a time
+            latest: "dict[str, concurrent.futures.Future]" = {}  # code -> the chunk that last had it
+            for group in groups:  # group by group: each group's chunks keep one judge warm each
                 problem_path = staging.path_of(group.problem, "problem.py", shared=False)
                 seen: "dict[str, int]" = {}
+                unique: List[int] = []
                 for index in group.indices:
                     key = content_key(candidates[index])
                     if key in seen:
                         first_of[index] = seen[key]
-                        continue
-                    seen[key] = index
+                    else:
+                        seen[key] = index
+                        unique.append(index)
+                # As many chunks as evaluations may run at once, each a run of the group's items.
+                n = min(jobs, len(unique))
+                bounds = [len(unique) * k // n for k in range(n + 1)]
+                for k in range(n):
+                    indices = unique[bounds[k]:bounds[k + 1]]
+                    keys = [content_key(candidates[i]) for i in indices]
                     # Another group's evaluation of the same code: wait for it, one at a time
                     # (the pool takes work in order, so that one runs or has run: no deadlock).
-                    earlier = last_anywhere.get(key)
-                    last_anywhere[key] = index
-                    after = None if earlier is None else futures[earlier]
-                    futures[index] = pool.submit(one, problem_path, hidden_path, index, after)
-            done, _ = concurrent.futures.wait(futures.values(),
+                    after = list({id(latest[key]): latest[key] for key in keys if key in latest}.values())
+                    future = pool.submit(chunk, problem_path, hidden_path, indices, after)
+                    for key in keys:
+                        latest[key] = future
+                    chunks.append((indices, future))
+            done, _ = concurrent.futures.wait([f for _, f in chunks],
                                               return_when=concurrent.futures.FIRST_EXCEPTION)
             for f in done:
                 if f.exception() is not None:
                     raise f.exception()
-            return [futures[i].result() if i in futures
-                    else _copy(futures[first_of[i]].result(), candidates[i])
+            verdict_of: "dict[int, Verdict]" = {}
+            for indices, future in chunks:
+                verdict_of.update(zip(indices, future.result()))
+            return [verdict_of[i] if i in verdict_of else _copy(verdict_of[first_of[i]], candidates[i])
                     for i in range(len(candidates))]
         except BaseException:  # Ctrl-C, a missing device: start nothing more, stop what runs
             live.stop()

@@ -106,6 +106,24 @@ def test_evaluate_many_keeps_order_and_isolates_a_crash():
     assert all(v.api_seconds is not None and v.api_seconds > 0 for v in verdicts)
 
 
+def test_a_group_is_judged_by_one_warm_judge():
+    """jobs=1: the group's items are one kbv eval, one judge kept warm across them (its
+    interpreter's start-up, the "python" stage, only in the first verdict); each item still has
+    its own verdict, in order, and a missing file is that item's placeholder alone."""
+    pairs = [(RELU, kbv.Text(RELU_TORCH_SOURCE)),
+             (RELU, CANDIDATES / "relu_wrong_cpu.py"),
+             (RELU, CANDIDATES / "does_not_exist.py"),
+             (RELU, kbv.Text(RELU_TORCH_SOURCE + "# another\n"))]
+    verdicts = kbv.Session(jobs=1, timing=False, **CPU).evaluate_many(pairs)
+    assert [v.outcome for v in verdicts] == ["correct", "incorrect", "internal_error", "correct"], \
+        [v.summary() for v in verdicts]
+    assert isinstance(verdicts[2].error, kbv.KbvUsageError)
+    judged = [verdicts[i] for i in (0, 1, 3)]
+    assert "python" in judged[0].raw["stage_seconds"]
+    assert all("python" not in v.raw["stage_seconds"] for v in judged[1:]), [v.raw["stage_seconds"] for v in judged]
+    assert all(v.api_seconds is not None and v.api_seconds > 0 for v in verdicts)
+
+
 def test_usage_error_raises_with_kbv_output():
     with pytest.raises(kbv.KbvUsageError) as e:
         kbv.evaluate(RELU, CANDIDATES / "does_not_exist.py", **CPU)

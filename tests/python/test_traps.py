@@ -117,7 +117,12 @@ def test_device_error_from_a_stand_in(tmp_path):
     script.write_text(f"#!{sys.executable}\nimport json, sys\nargs = sys.argv[1:]\n" + textwrap.dedent("""\
         verdict = {"schema": "kbv.verdict/1", "outcome": "skipped", "stage": "device",
                    "reason": "device: device 'cuda:7' asked for, but no CUDA device is visible"}
-        json.dump(verdict, open(args[args.index("--json") + 1], "w"))
+        if "--jsonl" in args:  # several candidates: one line each
+            with open(args[args.index("--jsonl") + 1], "w") as f:
+                for _ in args[3:args.index("--protocol")]:
+                    f.write(json.dumps(verdict) + "\\n")
+        else:
+            json.dump(verdict, open(args[args.index("--json") + 1], "w"))
         """))
     script.chmod(0o755)
     with pytest.raises(kbv.KbvDeviceError, match="cuda:7"):

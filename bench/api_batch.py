@@ -4,6 +4,7 @@ completions of one problem at <= 0.3 s of judge time per completion after the fi
 the candidate's own timing aside).
 
     python bench/api_batch.py [--problem P.py] [--candidate K.py] [-n 16] [--device auto] [--timing]
+                              [--cold] [--jobs J]
 
 It scores N completions of one problem through one kbv.Session: the candidate (by default a
 torch.relu ModelNew, which builds nothing) N times, each copy made distinct by a comment so that
@@ -59,6 +60,8 @@ def main(argv=None) -> int:
     parser.add_argument("--protocol", default="strict")
     parser.add_argument("--timing", action="store_true", help="time each candidate too (default: correctness only)")
     parser.add_argument("--time-budget", type=float, default=1.0)
+    parser.add_argument("--cold", action="store_true", help="a judge per completion (Session(warm=False)), for comparison")
+    parser.add_argument("--jobs", type=int, help="runs at once (default: the Session's)")
     parser.add_argument("--json", help="write every item's figures here")
     args = parser.parse_args(argv)
 
@@ -66,7 +69,7 @@ def main(argv=None) -> int:
     replies = ["```python\n" + code + f"\n# completion {i}\n```\n" for i in range(args.n)]
     started = time.monotonic()
     with kbv.Session(device=args.device, protocol=args.protocol, timing=args.timing,
-                     time_budget=args.time_budget) as session:
+                     time_budget=args.time_budget, warm=not args.cold, jobs=args.jobs) as session:
         verdicts = session.evaluate_completions(args.problem, replies)
     total = time.monotonic() - started
 

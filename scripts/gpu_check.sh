@@ -5,7 +5,8 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab apibatch.
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab apibatch
+#   warmbatch (a batch through warm judges and through a judge each) warmcompare (their verdicts on the examples).
 #   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
 #   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
 #   throughput: KBV_TP_PRESTART, KBV_TP_ARGS, KBV_TP_SECONDS, KBV_TP_CORPUS; KBV_TP_THEN (one more run
@@ -385,6 +386,25 @@ if [[ " $STEPS " == *" apibatch "* ]]; then
       --json "$OUT/api-$mode.json" 2>&1 | tee "$OUT/api-$mode-summary.md"
     "$PY" bench/probes/summarize_profile.py "$OUT/api-$mode-judges" | tee -a "$OUT/api-$mode-summary.md"
   done
+fi
+
+if [[ " $STEPS " == *" warmbatch "* ]]; then
+  # A batch of one problem's completions with warm judges (the default) and with a judge each.
+  for mode in timed untimed; do
+    for judge in warm cold; do
+      echo "== api batch ($mode, $judge) ${KBV_API_ARGS:-}"
+      extra=(); [ "$mode" = timed ] && extra+=(--timing); [ "$judge" = cold ] && extra+=(--cold)
+      KBV_BIN="$BUILD/bin/kbv" PYTHONPATH="$PWD/python" \
+        "$PY" bench/api_batch.py --problem problems/level1/7_ReLU.py --device cuda:0 ${KBV_API_ARGS:-} "${extra[@]}" \
+        --json "$OUT/api-$mode-$judge.json" 2>&1 | tee "$OUT/api-$mode-$judge-summary.md" | tail -3
+    done
+  done
+fi
+
+if [[ " $STEPS " == *" warmcompare "* ]]; then
+  echo "== warm vs cold verdicts: examples/candidates/relu_* and examples/hacks on 19_ReLU"
+  KBV_BIN="$BUILD/bin/kbv" PYTHONPATH="$PWD/python" "$PY" bench/warm_vs_cold.py --device cuda:0 ${KBV_WVC_ARGS:-} \
+    examples/candidates/relu_*.py examples/hacks 2>&1 | tee "$OUT/warm-vs-cold-summary.md" | tail -70
 fi
 
 if [[ " $STEPS " == *" profile "* ]]; then

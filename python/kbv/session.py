@@ -89,11 +89,13 @@ class Session:
 
     ``device`` is ``auto`` (the default: the first GPU when there is one, else the CPU),
     ``cuda:N``, ``cuda``, ``cpu``, or a list of devices (``["cuda:0", "cuda:1"]``) that a batch
-    spreads its jobs over, each job holding one device while it runs. ``jobs`` is how many
-    evaluations run at once: by default two per device when timing (kbv evaluations of one device
-    take turns, a timed one holding it alone: on a GPU the second starts up while the first is
-    timed), ``min(4, CPU count)`` per device otherwise. Other
-    keyword arguments are :func:`kbv.evaluate`'s options (``protocol``, ``timing``,
+    spreads its jobs over, each job holding one device while it runs. ``jobs`` is how many runs
+    go at once, each one ``kbv eval`` whose judge stays warm for its share of a group's items: by
+    default two per device when timing (kbv evaluations of one device take turns, a timed one
+    holding it alone: on a GPU the second run's judge starts up while the first is timed),
+    ``min(4, CPU count)`` per device otherwise. ``warm=False`` gives every item a judge of its own
+    (a ``kbv eval`` each, as :func:`kbv.evaluate`): the same verdicts, slower; for comparing the
+    two. Other keyword arguments are :func:`kbv.evaluate`'s options (``protocol``, ``timing``,
     ``time_budget``, ``size``, ``kbv_path``, ...); every call may override them.
 
     The kbv executable is found when the Session is made (:class:`KbvNotFoundError` then, not
@@ -101,9 +103,11 @@ class Session:
     holds no process between calls (a judge stays warm within one call's group, not across calls).
     """
 
-    def __init__(self, *, device: Devices = "auto", jobs: Optional[int] = None, **options: Any) -> None:
+    def __init__(self, *, device: Devices = "auto", jobs: Optional[int] = None, warm: bool = True,
+                 **options: Any) -> None:
         self._devices = self._device_list(device)
         self._jobs = jobs
+        self._warm = warm
         self._options = EvalOptions(device=self._devices[0], **options)
         self._binary = find_kbv(self._options.kbv_path)
         self._closed = False
@@ -270,8 +274,9 @@ class Session:
                     else:
                         seen[key] = index
                         unique.append(index)
-                # As many chunks as evaluations may run at once, each a run of the group's items.
-                n = min(jobs, len(unique))
+                # As many chunks as evaluations may run at once, each a run of the group's items
+                # (cold: one item each).
+                n = min(jobs, len(unique)) if self._warm else len(unique)
                 bounds = [len(unique) * k // n for k in range(n + 1)]
                 for k in range(n):
                     indices = unique[bounds[k]:bounds[k + 1]]

@@ -131,30 +131,34 @@ kbv::Verdict eval_one(kbv::EvaluationRun run, bool quiet) {
 }
 
 // Several candidates of one problem: one judge kept warm across them (run_evaluation_batch), the
-// device's turn held for the batch. A candidate the judge never began (it ended after one it
-// could not say was wholly gone) goes to a fresh judge with the rest. `done(i, verdict)` as each
-// is known.
+// device's turn taken once per candidate (take_batch_turns). A candidate the judge never began (it
+// ended after one it could not say was wholly gone) goes to a fresh judge with the rest. `done(i,
+// verdict)` as each is known.
 void eval_batch(std::vector<kbv::EvaluationRun> runs, bool quiet, const std::function<void(std::size_t, kbv::Verdict)>& done) {
   std::vector<std::size_t> pending(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) pending[i] = i;
   while (!pending.empty()) {
     std::vector<kbv::EvaluationRun> round;
     for (auto i : pending) round.push_back(runs[i]);
-    kbv::EvalDeviceTurn turn = kbv::take_eval_turn(round.front(), quiet ? nullptr : &std::cerr);
+    kbv::EvalDeviceTurn turn = kbv::take_batch_turns(round, quiet ? nullptr : &std::cerr);
     if (turn.gave_up) {
       for (auto i : pending) done(i, turn_not_taken(runs[i], *turn.gave_up));
       return;
     }
-    // Every job of the round has the turn's settings (the judge takes them from the first).
-    const auto why = [&] { return turn.gave_up_reason(round.front().job.device); };
+    const std::string& device = round.front().job.device;
     std::vector<std::size_t> left;
     auto results = kbv::run_evaluation_batch(round, [&](std::size_t k, const std::vector<kbv::Verdict>& verdicts) {
       kbv::Verdict v = verdicts.front();
-      if (auto reason = why(); reason && v.outcome == kbv::Outcome::internal_error) v.reason = *reason;
+      if (auto why = turn.gave_up_reason(device); why && v.outcome == kbv::Outcome::internal_error) v.reason = *why;
       done(pending[k], std::move(v));
     });
     for (std::size_t k = 0; k < results.size(); ++k)
       if (results[k].empty()) left.push_back(pending[k]);
+    // The device stayed another's past the wait's limit: the rest would wait as long again.
+    if (auto why = turn.gave_up_reason(device)) {
+      for (auto i : left) done(i, turn_not_taken(runs[i], *why));
+      return;
+    }
     pending = std::move(left);
   }
 }

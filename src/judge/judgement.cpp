@@ -166,7 +166,6 @@ bool Judgement::start_ahead(int gate_fd) {
   ssize_t n;
   do n = ::read(gate_fd, &go, 1);
   while (n < 0 && errno == EINTR);
-  ::close(gate_fd);
   return n == 1;
 }
 
@@ -195,12 +194,24 @@ void Judgement::abandon() {
   sandbox_tmp_.clear();
 }
 
+bool Judgement::runners_went_stale() const {
+  if (sandbox_->ended_status() || (twin_ && twin_->ended_status())) return true;
+  try {
+    return sha256_file(job_.candidate_path) != sandbox_hello_.at("build").value("source_hash", "");
+  } catch (const std::exception&) {
+    return true;  // unreadable now: start again, and let that report it
+  }
+}
+
 void Judgement::begin_turn() {
   enter(Stage::setup);  // kbv's clock: from here on this is the evaluation's own time
   restart_clock();
   // Started ahead, the runners were launched while another evaluation ran, whose candidate may
   // have held what a launch needs (without root, the process count of the uid they share): the
   // device is ours now, so try once more rather than fail this candidate for it.
+  // So too runners that ended while they waited (another process of a shared uid, the OOM killer),
+  // or a candidate file that changed since its hash named the build-cache entry.
+  if (started_ahead_ && !runner_start_error_ && sandbox_ && runners_went_stale()) runner_start_error_ = "stale";
   if (started_ahead_ && runner_start_error_ && !job_.candidate_path.empty()) {
     abandon();
     runner_start_error_.reset();
@@ -286,8 +297,10 @@ void Judgement::end_stuck(int sandbox_status) {
   // before this one need the device to finish: they send nothing, and kbv evaluates them again
   // with a fresh judge.
   for (const auto& v : verdicts) channel_.verdict(v);
-  // The runners' end as at any other (cgroup, private tmp; no CUDA call), too late for its warnings.
+  // The runners' end as at any other (cgroup, private tmp; no CUDA call), too late for its warnings;
+  // and a warm judge's next candidate's, started ahead.
   stop_runners();
+  if (life_.before_exit) life_.before_exit();
   std::fflush(nullptr);
   std::_Exit(0);
 }

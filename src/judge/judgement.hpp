@@ -15,6 +15,7 @@
 //   memory_phase.cpp       peak and resident device memory
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <cstdint>
 #include <memory>
@@ -114,6 +115,9 @@ struct JudgeLife {
   std::optional<torch_host::Tf32State> fresh_tf32;
   std::uint32_t served = 0;  // evaluations begun in this process: the next one's sequence number
   std::string rehearsed;     // the work rehearsal.hpp last rehearsed (problem, size, precision, protocols)
+  // What must go when the process ends on another thread's word (the watchdog's end_stuck): the
+  // next candidate's runners, started ahead.
+  std::function<void()> before_exit;
 };
 
 class Judgement {
@@ -316,6 +320,8 @@ class Judgement {
   // Stops the sandbox and the twin, removes the sandbox's private tmp; what went wrong doing so.
   std::vector<std::string> stop_runners();
   bool started_ahead_ = false;  // the runners were started while the device was another's
+  // Started ahead: a runner has ended since, or the candidate file is not what was hashed then.
+  bool runners_went_stale() const;
   std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
   std::unique_ptr<BuildCacheLock> cache_lock_;  // from begin_turn() until the build is recorded (or the sandbox stopped)

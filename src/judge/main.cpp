@@ -11,7 +11,8 @@
 //   kbv-judge --serve [--device-gate] < jobs.json   a JSON array of jobs (one problem's
 //       candidates), evaluated one after the other by this one process: its interpreter and CUDA
 //       context start once, each candidate gets its own sandbox (started while the one before it
-//       is evaluated, on a GPU), and a {"event":"job"} message begins each. A judge that cannot
+//       is evaluated, on a GPU), and a {"event":"job"} message begins each. With --device-gate,
+//       one byte on fd 5 before each candidate. A judge that cannot
 //       say everything of a candidate is gone (its device work included) ends there: kbv
 //       evaluates the rest with a fresh judge.
 #include <execinfo.h>
@@ -199,6 +200,9 @@ int main(int argc, char** argv) {
   }
   auto* life = new kbv::judge::JudgeLife;  // never destroyed, as above
   std::unique_ptr<kbv::judge::Judgement> next;  // the next candidate's, its runners started
+  life->before_exit = [&next] {
+    if (next) next->abandon();
+  };
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     channel.job(i);
     std::unique_ptr<kbv::judge::Judgement> judgement = std::move(next);
@@ -224,7 +228,8 @@ int main(int argc, char** argv) {
         next.reset();  // started again, and its failure reported, in its turn
       }
     };
-    const bool fit = judge_one(*judgement, jobs[i], channel, i == 0 ? gate_fd : -1, start_next);
+    // Gated, each candidate waits for its own turn: the device goes to others between them.
+    const bool fit = judge_one(*judgement, jobs[i], channel, gate_fd, start_next);
     if (!fit) {
       // Something of this candidate may be left (a process, its device work): no other candidate
       // is evaluated beside it. kbv evaluates the rest with a fresh judge.

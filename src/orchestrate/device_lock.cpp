@@ -151,31 +151,59 @@ void DeviceLock::release() {
 }
 
 LockedTurn::LockedTurn(const std::string& lock_dir, const std::string& lock_name, bool exclusive)
-    : lock_(lock_dir, lock_name) {
+    : lock_(lock_dir, lock_name), exclusive_(exclusive) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2 for a device gate");
   gate_read_ = fds[0];
   gate_write_ = fds[1];
+  wait_in_background();
+}
+
+void LockedTurn::wait_in_background() {
   const auto deadline = DeviceLock::Clock::now() + std::chrono::seconds(static_cast<long>(kMaxDeviceWaitSeconds));
-  waiter_ = std::thread([this, exclusive, deadline] {
-    if (!lock_.acquire(exclusive, &stop_, deadline)) {
+  waiter_ = std::thread([this, deadline] {
+    if (!lock_.acquire(exclusive_, &stop_, deadline)) {
       if (!stop_) {
+        std::lock_guard<std::mutex> g(mutex_);
         gave_up_ = true;
         ::close(gate_write_);  // unopened: the judge gives up and ends its runners
         gate_write_ = -1;
       }
+      settled_.notify_all();
       return;
     }
     {
       std::lock_guard<std::mutex> g(mutex_);
       opened_ = std::chrono::steady_clock::now();  // before the byte: the judge may answer at once
     }
-    // One byte into an empty pipe whose read end is still ours: never blocks, never EPIPE.
+    settled_.notify_all();
+    // One byte into a pipe whose read end is still ours and that the judge has emptied before
+    // asking again: never blocks, never EPIPE.
     const char go = 1;
     ssize_t n;
     do n = ::write(gate_write_, &go, 1);
     while (n < 0 && errno == EINTR);
   });
+}
+
+bool LockedTurn::wait_open() {
+  std::unique_lock<std::mutex> g(mutex_);
+  settled_.wait(g, [&] { return opened_.has_value() || gave_up_ || stop_; });
+  return opened_.has_value();
+}
+
+void LockedTurn::again() {
+  if (waiter_.joinable()) waiter_.join();
+  lock_.release();
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    if (gave_up_ || stop_ || gate_write_ < 0) return;
+    opened_.reset();
+  }
+  // A timed waiter holds the intent file and comes first by itself; an untimed one polls every
+  // 5 ms, and gets a few polls' time to take the device before this turn asks for it again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_in_background();
 }
 
 LockedTurn::~LockedTurn() {
@@ -189,7 +217,11 @@ std::optional<std::chrono::steady_clock::time_point> LockedTurn::opened_at() con
 }
 
 void LockedTurn::end() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    stop_ = true;
+  }
+  settled_.notify_all();
   if (waiter_.joinable()) waiter_.join();
   lock_.release();
   if (gate_write_ >= 0) {
@@ -248,6 +280,46 @@ EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
     run.device_gate_fd = -1;
     run.gate_opened_at = nullptr;
     run.on_released = nullptr;
+  }
+  return turn;
+}
+
+EvalDeviceTurn take_batch_turns(std::vector<EvaluationRun>& runs, std::ostream* note) {
+  EvalDeviceTurn turn;
+  if (runs.empty()) return turn;
+  if (const char* off = std::getenv("KBV_DEVICE_LOCK"); off && std::string(off) == "0") return turn;
+  EvaluationRun& first = runs.front();
+  const std::string& device = first.job.device;
+  const bool cuda = device.rfind("cuda", 0) == 0;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const bool exclusive = first.job.timing.enabled;
+  try {
+    const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
+                                              cuda ? gpu_inventory() : GpuInventory{});
+    turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
+    LockedTurn* gate = turn.gated.get();
+    if (!(cuda && exclusive) && !gate->opened_at()) {
+      if (note) *note << "kbv: waiting for the " << device << " (another process holds its lock in " << device_lock_dir() << ")\n";
+      if (!gate->wait_open()) {
+        turn.gave_up = waited_too_long(device);
+        return turn;
+      }
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      runs[i].device_gate_fd = gate->gate_fd();
+      runs[i].turns_ahead = 1;  // the waiting backstop behind kMaxDeviceWaitSeconds
+      runs[i].gate_opened_at = [gate] { return gate->opened_at(); };
+      const bool last = i + 1 == runs.size();
+      runs[i].on_released = [gate, last] { last ? gate->end() : gate->again(); };
+    }
+  } catch (const std::exception& e) {
+    if (note) *note << "kbv: warning: no turn on the " << device << " (" << e.what() << "); other kbv evals may share it\n";
+    turn = {};
+    for (auto& run : runs) {
+      run.device_gate_fd = -1;
+      run.gate_opened_at = nullptr;
+      run.on_released = nullptr;
+    }
   }
   return turn;
 }

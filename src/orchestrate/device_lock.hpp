@@ -10,6 +10,7 @@
 // does not take these locks.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,15 +72,25 @@ class LockedTurn {
   bool gave_up() const { return gave_up_; }
   // When the lock was taken and the gate opened; nullopt while waiting.
   std::optional<std::chrono::steady_clock::time_point> opened_at() const;
+  // Blocks until the gate opened (true) or the wait gave up (false).
+  bool wait_open();
+  // A warm judge's next candidate (kbv-judge --serve --device-gate reads a byte before each): the
+  // device goes to whoever waits for it, and the gate opens once more when the lock is held again
+  // (with a wait of kMaxDeviceWaitSeconds of its own). So a batch holds the device one candidate
+  // at a time, as separate kbv evals do.
+  void again();
   void end();
 
  private:
+  void wait_in_background();
   DeviceLock lock_;
+  const bool exclusive_;
   int gate_read_ = -1, gate_write_ = -1;
   std::atomic<bool> stop_{false};
   std::atomic<bool> gave_up_{false};
   mutable std::mutex mutex_;
   std::optional<std::chrono::steady_clock::time_point> opened_;
+  std::condition_variable settled_;  // opened_ set, or gave_up_
   std::thread waiter_;
 };
 
@@ -102,5 +113,10 @@ struct EvalDeviceTurn {
 // evaluation lasts is stuck, or not an evaluation.
 inline constexpr double kMaxDeviceWaitSeconds = 3600;
 EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note);
+// The turns of a batch of `runs` for one warm judge (run_evaluation_batch): always behind a gate
+// that opens once per candidate, and each candidate lets the device go once its judge released
+// it. Timed on a GPU the judge starts at once; otherwise take_eval_turn's rule: the first turn
+// is waited for before the judge starts.
+EvalDeviceTurn take_batch_turns(std::vector<EvaluationRun>& runs, std::ostream* note);
 
 }  // namespace kbv

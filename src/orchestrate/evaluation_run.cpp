@@ -98,11 +98,8 @@ std::vector<std::vector<Verdict>> run_evaluation_batch(const std::vector<Evaluat
   for (const auto& run : runs) jobs.push_back(judged_job(run));
   ProcessSpec spec = judge_spec(first, jobs.dump());
   spec.argv.push_back("--serve");
-  // Each job's own run; the device's turn is the whole batch's: the judge says it released the
-  // device after each job, and only the last one's ends the turn.
-  std::vector<EvaluationRun> own(runs.begin(), runs.end());
-  for (auto& run : own) run.on_released = nullptr;
-  own.back().on_released = first.on_released;
+  // Each job's own run: its gate's clock and its own end of turn (on_released).
+  const std::vector<EvaluationRun>& own = runs;
   struct Job {
     std::unique_ptr<JudgeTranscript> transcript;
     OutputKeeper output;
@@ -134,7 +131,8 @@ std::vector<std::vector<Verdict>> run_evaluation_batch(const std::vector<Evaluat
     // out of step: not heard, its deadline stands.
     if (index != begun.size() || index >= own.size() || !begun.back().transcript->sent_verdict()) return std::nullopt;
     settle(index - 1, std::nullopt);
-    begun.push_back({std::make_unique<JudgeTranscript>(own[index], Clock::now(), false), OutputKeeper(head, tail), utc_now_iso()});
+    begun.push_back({std::make_unique<JudgeTranscript>(own[index], Clock::now(), own[index].device_gate_fd >= 0),
+                     OutputKeeper(head, tail), utc_now_iso()});
     return after(begun.back().transcript->backstop_seconds());
   };
   spec.on_output = [&](const char* data, std::size_t size) { begun.back().output.add(data, size); };

@@ -52,8 +52,8 @@ struct EvaluationRun {
 std::vector<Verdict> run_evaluations(const EvaluationRun& run);
 // A judge kept warm for several jobs (kbv-judge --serve), one after the other: its interpreter
 // and CUDA context start once, each candidate still gets a sandbox of its own. The settings
-// (worker, gate, cancel, nice, on_released) are the first run's; on_released is called once, when
-// the last job's device work is done.
+// (worker, gate, cancel, nice) are the first run's; with a gate the judge waits for it before each
+// job, and each run's on_released is called when its job's device work is done.
 // Per job, in order: its verdicts as run_evaluations gives them, or none for a job the judge never
 // began (it ended before, e.g. after a candidate it could not say was wholly gone): evaluate
 // those again with a fresh judge.

@@ -62,7 +62,10 @@ class WarmJudge : public ::testing::Test {
     spec.argv.insert(spec.argv.end(), {"--device", "cpu", "--jsonl", jsonl, "--build-dir", (dir_ / "builds").string(),
                                        "--time-budget", "0.3", "--quiet"});
     spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+    // Without device turns: a gated judge's start-up is folded into "ahead"/"start", and the
+    // "python" stage below is how a test tells a judge's first candidate from the others.
     spec.env_set = std::move(env);
+    spec.env_set["KBV_DEVICE_LOCK"] = "0";
     Batch b;
     b.process = run_process(spec, Clock::now() + std::chrono::seconds(900));
     std::ifstream in(jsonl);

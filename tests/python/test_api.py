@@ -114,7 +114,8 @@ def test_a_group_is_judged_by_one_warm_judge():
              (RELU, CANDIDATES / "relu_wrong_cpu.py"),
              (RELU, CANDIDATES / "does_not_exist.py"),
              (RELU, kbv.Text(RELU_TORCH_SOURCE + "# another\n"))]
-    verdicts = kbv.Session(jobs=1, timing=False, **CPU).evaluate_many(pairs)
+    # without device turns: a gated judge's start-up is not a "python" stage of its own
+    verdicts = kbv.Session(jobs=1, timing=False, env={"KBV_DEVICE_LOCK": "0"}, **CPU).evaluate_many(pairs)
     assert [v.outcome for v in verdicts] == ["correct", "incorrect", "internal_error", "correct"], \
         [v.summary() for v in verdicts]
     assert isinstance(verdicts[2].error, kbv.KbvUsageError)

@@ -116,6 +116,40 @@ TEST(LockedTurn, EndedUnopenedClosesTheGate) {
   EXPECT_EQ(::read(turn.gate_fd(), &byte, 1), 0) << "end of file, no byte: the judge gives up";
 }
 
+// A warm judge's batch holds the device one candidate at a time: again() lets a waiting evaluation
+// in between two candidates, and the gate opens for the next one once the device is free again.
+TEST(LockedTurn, AgainLetsAWaiterInBetweenCandidates) {
+  LockDir dir;
+  LockedTurn turn(dir.str(), "gpu-x", true);
+  ASSERT_TRUE(readable_within(turn.gate_fd(), 10000));
+  char byte = 0;
+  ASSERT_EQ(::read(turn.gate_fd(), &byte, 1), 1);  // the first candidate's turn
+  DeviceLock other(dir.str(), "gpu-x");
+  std::atomic<bool> once{true};
+  EXPECT_FALSE(other.acquire(true, &once)) << "the batch's candidate holds the device";
+  std::atomic<bool> stop{false};
+  std::atomic<bool> got{false};
+  std::thread waiter([&] { got = other.acquire(true, &stop, DeviceLock::Clock::now() + std::chrono::seconds(10)); });
+  // Until the other waits (holds the intent file): polled, so scheduling cannot decide the test.
+  const int intent = ::open((dir.path / "gpu-x.intent").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(intent, 0);
+  for (int i = 0; i < 2000 && ::flock(intent, LOCK_SH | LOCK_NB) == 0; ++i) {
+    ::flock(intent, LOCK_UN);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::close(intent);
+  turn.again();  // that candidate is done: whoever waits comes first
+  waiter.join();
+  EXPECT_TRUE(got) << "the waiter had its turn between the batch's candidates";
+  EXPECT_FALSE(readable_within(turn.gate_fd(), 200)) << "the next candidate waits while the other holds the device";
+  other.release();
+  ASSERT_TRUE(readable_within(turn.gate_fd(), 10000)) << "free again: the next candidate's gate opens";
+  EXPECT_EQ(::read(turn.gate_fd(), &byte, 1), 1);
+  EXPECT_TRUE(turn.wait_open());
+  turn.end();
+  EXPECT_TRUE(other.acquire(true, &once)) << "ended: the device is free";
+}
+
 // The red team's (session 23): a link planted in the shared folder must not make kbv, as root,
 // create or lock any file it points at; and a file of another user's is not trusted.
 TEST(DeviceLock, NeverThroughALink) {

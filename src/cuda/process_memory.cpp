@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -19,10 +20,19 @@ struct NvmlProcessInfo {
 constexpr int kNvmlInsufficientSize = 7;
 constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
 
+// nvml.h's nvmlProcessUtilizationSample_t.
+struct NvmlUtilizationSample {
+  unsigned int pid;
+  unsigned long long time_stamp;
+  unsigned int sm_util, mem_util, enc_util, dec_util;
+};
+constexpr int kNvmlNotFound = 6;  // no sample since the time asked for
+
 using NvmlInit = int (*)();
 using NvmlShutdown = int (*)();
 using NvmlHandleByBusId = int (*)(const char*, void**);
 using NvmlProcesses = int (*)(void*, unsigned int*, NvmlProcessInfo*);
+using NvmlUtilization = int (*)(void*, NvmlUtilizationSample*, unsigned int*, unsigned long long);
 
 }  // namespace
 
@@ -30,6 +40,7 @@ struct ProcessMemory::Nvml {
   void* lib = nullptr;
   NvmlShutdown shutdown = nullptr;
   NvmlProcesses processes = nullptr;
+  NvmlUtilization utilization = nullptr;  // absent in old drivers
   void* device = nullptr;
   ~Nvml() {
     if (shutdown) shutdown();
@@ -58,6 +69,7 @@ std::unique_ptr<ProcessMemory> ProcessMemory::open(int cuda_device, std::string*
     return nullptr;
   }
   nvml->shutdown = reinterpret_cast<NvmlShutdown>(::dlsym(nvml->lib, "nvmlShutdown"));
+  nvml->utilization = reinterpret_cast<NvmlUtilization>(::dlsym(nvml->lib, "nvmlDeviceGetProcessUtilization"));
   char bus_id[64] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) != cudaSuccess) {
     *error = "CUDA gave no PCI bus id for device " + std::to_string(cuda_device);
@@ -89,6 +101,31 @@ std::optional<std::map<pid_t, std::int64_t>> ProcessMemory::used() const {
       if (infos[i].used_gpu_memory == kNvmlValueNotAvailable) return std::nullopt;
       out[static_cast<pid_t>(infos[i].pid)] += static_cast<std::int64_t>(infos[i].used_gpu_memory);
     }
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t ProcessMemory::now_us() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+std::optional<std::set<pid_t>> ProcessMemory::working_since(std::uint64_t since) const {
+  if (!nvml_->utilization) return std::nullopt;
+  std::vector<NvmlUtilizationSample> samples(256);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned int count = static_cast<unsigned int>(samples.size());
+    int rc = nvml_->utilization(nvml_->device, samples.data(), &count, since);
+    if (rc == kNvmlNotFound) return std::set<pid_t>{};  // no process ran anything since
+    if (rc == kNvmlInsufficientSize) {
+      samples.resize(static_cast<std::size_t>(count) * 2 + 64);
+      continue;
+    }
+    if (rc != 0) return std::nullopt;
+    std::set<pid_t> out;
+    for (unsigned int i = 0; i < count && i < samples.size(); ++i)
+      if (samples[i].sm_util > 0 || samples[i].mem_util > 0) out.insert(static_cast<pid_t>(samples[i].pid));
     return out;
   }
   return std::nullopt;

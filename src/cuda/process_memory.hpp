@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace kbv::cuda {
@@ -25,6 +26,13 @@ class ProcessMemory {
   // Bytes of device memory each compute process on the device uses (host pids). nullopt when
   // NVML does not answer, or reports no figure for a process (some drivers, MIG without rights).
   std::optional<std::map<pid_t, std::int64_t>> used() const;
+
+  // The processes the driver saw running work on the device (streaming multiprocessors busy in one
+  // of its samples) since `since` (microseconds of the system clock, as NVML stamps its samples).
+  // An idle process that only holds a context and memory (another judge waiting for its turn) is
+  // not among them. nullopt when the driver keeps no per-process samples.
+  std::optional<std::set<pid_t>> working_since(std::uint64_t since) const;
+  static std::uint64_t now_us();
 
  private:
   ProcessMemory() = default;

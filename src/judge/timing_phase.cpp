@@ -179,6 +179,7 @@ void Judgement::measure_time() {
   std::string nvml_error;
   if (cuda) nvml = cuda::ProcessMemory::open(device_.index(), &nvml_error);
   if (cuda && !nvml && verdict_.memory) warn("memory: the sandbox's device memory was not read from the driver: " + nvml_error);
+  const std::uint64_t rounds_began_us = cuda::ProcessMemory::now_us();
   std::optional<std::int64_t> process_bytes;
   std::set<pid_t> other_processes;
   int memory_samples = 0;
@@ -533,6 +534,14 @@ void Judgement::measure_time() {
   result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
   result.stop_reason = std::string(stats::stop_decision_name(decision));
   if (baseline_waited_in_ms > 0 && !wait_unread) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
+  // A process that held the device but ran nothing on it during the rounds (another kbv judge
+  // waiting for its turn, kept warm between its candidates; a notebook left open) cannot have made
+  // the hops busy: it is no tenant here, and strict's device_busy stays the candidate's. Where the
+  // driver keeps no per-process samples, every other process counts, as before.
+  if (nvml && !other_processes.empty())
+    if (auto working = nvml->working_since(rounds_began_us))
+      for (auto it = other_processes.begin(); it != other_processes.end();)
+        it = working->count(*it) ? std::next(it) : other_processes.erase(it);
   // The rest is judged once the sandbox has ended (timing_finish.cpp).
   TimingDraft draft;
   draft.result = result;

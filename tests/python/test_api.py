@@ -237,7 +237,10 @@ def test_grpo_reward_example_on_cpu(capsys, tmp_path):
     rows = [line.split() for line in lines[1:4]]
     assert [row[:2] for row in rows] == [["reply.md", "0.300"], ["relu_wrong_cpu.py", "0.000"],
                                          ["refusal.txt", "0.000"]]
-    assert all(float(row[3]) > 0 and float(row[4]) > 0 for row in rows)  # api and kbv seconds
+    # api and kbv seconds; a refusal judged by a warm judge (its sandbox started ahead) takes
+    # milliseconds of kbv's time, printed as 0.00
+    assert all(float(row[3]) > 0 and float(row[4]) >= 0 for row in rows)
+    assert float(rows[0][4]) > 0
     assert "compile_error" in lines[3] and lines[4].startswith("3 completions in ")
     assert grpo.advantages([0.3, 0.0, None]) == [pytest.approx(1, rel=1e-4), pytest.approx(-1, rel=1e-4), None]
     assert grpo.reward(kbv.Verdict.from_dict({"outcome": "internal_error"})) is None

@@ -101,19 +101,28 @@ def test_group_by_problem_keeps_first_appearance_order(tmp_path):
 
 
 def _recording_stand_in(tmp_path):
-    """A stand-in kbv that appends "problem<TAB>candidate source" per call and writes a correct
-    verdict; what a Session hands to kbv, without kbv."""
+    """A stand-in kbv that appends "problem<TAB>candidate source" per candidate (a run of several
+    is one kbv eval with --jsonl) and writes a correct verdict for each; what a Session hands to
+    kbv, without kbv."""
     log = tmp_path / "calls.log"
     script = tmp_path / "kbv"
     script.write_text(f"""#!{sys.executable}
 import json, sys
 args = sys.argv[1:]
-problem, candidate = args[1], args[2]
+problem = args[1]
+candidates = args[2:next(i for i, a in enumerate(args) if a.startswith("--"))]
+verdicts = []
 with open({str(log)!r}, "a") as f:
-    f.write(problem + "\\t" + open(candidate).read().replace("\\n", "|") + "\\n")
-verdict = {{"schema": "kbv.verdict/1", "outcome": "correct", "wall_seconds": 0.01,
-           "device": {{"kind": args[args.index("--device") + 1]}}}}
-json.dump(verdict, open(args[args.index("--json") + 1], "w"))
+    for candidate in candidates:
+        f.write(problem + "\\t" + open(candidate).read().replace("\\n", "|") + "\\n")
+        verdict = {{"schema": "kbv.verdict/1", "outcome": "correct", "wall_seconds": 0.01,
+                   "device": {{"kind": args[args.index("--device") + 1]}}}}
+        verdicts.append(verdict)
+if "--jsonl" in args:
+    with open(args[args.index("--jsonl") + 1], "w") as out:
+        out.writelines(json.dumps(v) + "\\n" for v in verdicts)
+else:
+    json.dump(verdicts[0], open(args[args.index("--json") + 1], "w"))
 """)
     script.chmod(0o755)
     return script, log

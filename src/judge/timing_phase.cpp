@@ -536,12 +536,17 @@ void Judgement::measure_time() {
   if (baseline_waited_in_ms > 0 && !wait_unread) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
   // A process that held the device but ran nothing on it during the rounds (another kbv judge
   // waiting for its turn, kept warm between its candidates; a notebook left open) cannot have made
-  // the hops busy: it is no tenant here, and strict's device_busy stays the candidate's. Where the
-  // driver keeps no per-process samples, every other process counts, as before.
+  // the hops busy: it is no tenant here, and strict's device_busy stays the candidate's. The
+  // samples must show this evaluation's own work too (its calls ran throughout the rounds), else
+  // they do not cover the rounds; then, as where the driver keeps no per-process samples, every
+  // other process counts.
   if (nvml && !other_processes.empty())
-    if (auto working = nvml->working_since(rounds_began_us))
-      for (auto it = other_processes.begin(); it != other_processes.end();)
-        it = working->count(*it) ? std::next(it) : other_processes.erase(it);
+    if (auto working = nvml->working_since(rounds_began_us)) {
+      const bool covered = std::any_of(working->begin(), working->end(), [&](pid_t p) { return !other_processes.count(p); });
+      if (covered)
+        for (auto it = other_processes.begin(); it != other_processes.end();)
+          it = working->count(*it) ? std::next(it) : other_processes.erase(it);
+    }
   // The rest is judged once the sandbox has ended (timing_finish.cpp).
   TimingDraft draft;
   draft.result = result;

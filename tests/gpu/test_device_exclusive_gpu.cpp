@@ -3,7 +3,14 @@
 // idle device, and another evaluation on the same GPU is not idle.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <filesystem>
+#include <thread>
 
 #include "gpu_eval.hpp"
 
@@ -21,6 +28,34 @@ TEST(GpuStrict, PersistentKernelIsDeviceBusy) {
   bool warned = false;
   for (const auto& w : standard.verdict["warnings"]) warned |= w.get<std::string>().find("not to be trusted") != std::string::npos;
   EXPECT_TRUE(warned) << standard.context();
+}
+
+// Another process that holds a CUDA context and memory on the device but runs nothing on it (a kbv
+// judge kept warm between its candidates, waiting for its turn; a notebook left open) is no
+// tenant: it cannot have made the device busy, and strict's device_busy stays the candidate's.
+// Through warm judges this hack was `correct` (bench/RESULTS.md, session 24).
+TEST(GpuStrict, AnIdleTenantDoesNotExcuseABusyDevice) {
+  const std::string ready = testing::build_dir() + "/idle-tenant.ready";
+  std::filesystem::remove(ready);
+  const char* script =
+      "import pathlib, sys, time, torch\n"
+      "x = torch.ones(1 << 24, device='cuda'); torch.cuda.synchronize()\n"
+      "pathlib.Path(sys.argv[1]).write_text('1'); time.sleep(900)\n";
+  const pid_t tenant = ::fork();
+  if (tenant == 0) {
+    ::execl(KBV_PYTHON_EXECUTABLE, KBV_PYTHON_EXECUTABLE, "-c", script, ready.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(tenant, 0);
+  for (int i = 0; i < 600 && !std::filesystem::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const bool up = std::filesystem::exists(ready);
+  CliResult strict;
+  if (up) strict = eval_gpu(kHacks + "persistent_kernel.py", "strict");
+  ::kill(tenant, SIGKILL);
+  ::waitpid(tenant, nullptr, 0);
+  ASSERT_TRUE(up) << "the idle tenant did not start";
+  EXPECT_EQ(strict.outcome(), "incorrect") << strict.context();
+  EXPECT_TRUE(integrity_flags(strict).count("device_busy")) << strict.context();
 }
 
 // The honest controls' hop matches the idle device's, and the sandbox was frozen around the

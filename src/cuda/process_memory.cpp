@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -113,13 +114,17 @@ std::uint64_t ProcessMemory::now_us() {
 
 std::optional<std::set<pid_t>> ProcessMemory::working_since(std::uint64_t since) const {
   if (!nvml_->utilization) return std::nullopt;
-  std::vector<NvmlUtilizationSample> samples(256);
+  // Sized by a first call without a buffer, as NVML documents; never shrunk.
+  unsigned int needed = 0;
+  int rc = nvml_->utilization(nvml_->device, nullptr, &needed, since);
+  if (rc == kNvmlNotFound) return std::set<pid_t>{};  // no process ran anything since
+  std::vector<NvmlUtilizationSample> samples(std::max<std::size_t>(256, static_cast<std::size_t>(needed) * 2));
   for (int attempt = 0; attempt < 4; ++attempt) {
     unsigned int count = static_cast<unsigned int>(samples.size());
-    int rc = nvml_->utilization(nvml_->device, samples.data(), &count, since);
-    if (rc == kNvmlNotFound) return std::set<pid_t>{};  // no process ran anything since
+    rc = nvml_->utilization(nvml_->device, samples.data(), &count, since);
+    if (rc == kNvmlNotFound) return std::set<pid_t>{};
     if (rc == kNvmlInsufficientSize) {
-      samples.resize(static_cast<std::size_t>(count) * 2 + 64);
+      samples.resize(std::max(samples.size() * 2, static_cast<std::size_t>(count) * 2 + 64));
       continue;
     }
     if (rc != 0) return std::nullopt;

@@ -266,6 +266,11 @@ class Judgement {
 
   // timing_phase.cpp
   void measure_time();  // the rounds, into timing_draft_ (the sandbox stays alive)
+  // From `others` (processes on the device that are not this evaluation's), the other kbv judges
+  // that ran nothing on the device since `since` (NVML's per-process samples, with those already
+  // seen in `working`): kept warm between candidates, they wait for this evaluation's turn to end.
+  void drop_idle_judges(const cuda::ProcessMemory& nvml, std::uint64_t since, std::set<pid_t> working,
+                        std::set<pid_t>& others) const;
   // timing_finish.cpp, once the sandbox has ended.
   std::vector<double> idle_hop_samples(bool gated);
   void finish_timing(const TimingDraft& draft, const IdleHops& idle);

@@ -27,6 +27,7 @@
 // (device_busy). The judge also reads the sandbox's whole device memory from the driver (NVML,
 // per process) at random rounds, between calls and with a call queued.
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <chrono>
 #include <random>
@@ -92,6 +93,38 @@ struct Sample {
 };
 
 }  // namespace
+
+namespace {
+
+// The same executable as this judge's: another kbv-judge. Unreadable (another user's process):
+// not known to be one.
+bool is_kbv_judge(pid_t pid) {
+  std::error_code ec;
+  static const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return !ec && !self.empty() && exe == self;
+}
+
+}  // namespace
+
+void Judgement::drop_idle_judges(const cuda::ProcessMemory& nvml, std::uint64_t since, std::set<pid_t> working,
+                                 std::set<pid_t>& others) const {
+  auto now = nvml.working_since(since);
+  if (!now) return;  // no per-process samples: every other process counts, as before
+  working.insert(now->begin(), now->end());
+  // The samples must show this evaluation's own work (its calls and baselines ran throughout the
+  // rounds): else they do not cover the rounds, or name processes by other pids (a container's
+  // pid namespace), and nothing is dropped.
+  std::set<pid_t> ours{::getpid()};
+  for (const RunnerClient* r : {sandbox_.get(), twin_.get()})
+    if (r)
+      for (pid_t p : isolation::sandbox_processes(r->launched())) ours.insert(p);
+  if (std::none_of(ours.begin(), ours.end(), [&](pid_t p) { return working.count(p) > 0; })) return;
+  // Only kbv's own judges, positively idle: any other process (a light inference server whose
+  // kernels read 0% in a sample) stays a tenant.
+  for (auto it = others.begin(); it != others.end();)
+    it = (!working.count(*it) && is_kbv_judge(*it)) ? others.erase(it) : std::next(it);
+}
 
 void Judgement::measure_time() {
   enter(Stage::timing);
@@ -180,6 +213,7 @@ void Judgement::measure_time() {
   if (cuda) nvml = cuda::ProcessMemory::open(device_.index(), &nvml_error);
   if (cuda && !nvml && verdict_.memory) warn("memory: the sandbox's device memory was not read from the driver: " + nvml_error);
   const std::uint64_t rounds_began_us = cuda::ProcessMemory::now_us();
+  std::set<pid_t> working_seen;  // pids NVML's utilization samples showed working since then
   std::optional<std::int64_t> process_bytes;
   std::set<pid_t> other_processes;
   int memory_samples = 0;
@@ -195,6 +229,9 @@ void Judgement::measure_time() {
     if (verdict_.memory) process_bytes = std::max(process_bytes.value_or(0), h.sandbox);
     // Such a tenant turns device_busy and implausible_speed into warnings (timing_finish.cpp).
     other_processes.insert(others.begin(), others.end());
+    // Who worked on the device so far, read while the rounds go on too (the driver's sample
+    // buffer is short, and a process that has ended is no longer listed).
+    if (auto working = nvml->working_since(rounds_began_us)) working_seen.insert(working->begin(), working->end());
   };
   bool memory_round = false;
 
@@ -534,19 +571,10 @@ void Judgement::measure_time() {
   result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
   result.stop_reason = std::string(stats::stop_decision_name(decision));
   if (baseline_waited_in_ms > 0 && !wait_unread) result.cpu_wait_share = baseline_wait_ms / baseline_waited_in_ms;
-  // A process that held the device but ran nothing on it during the rounds (another kbv judge
-  // waiting for its turn, kept warm between its candidates; a notebook left open) cannot have made
-  // the hops busy: it is no tenant here, and strict's device_busy stays the candidate's. The
-  // samples must show this evaluation's own work too (its calls ran throughout the rounds), else
-  // they do not cover the rounds; then, as where the driver keeps no per-process samples, every
-  // other process counts.
-  if (nvml && !other_processes.empty())
-    if (auto working = nvml->working_since(rounds_began_us)) {
-      const bool covered = std::any_of(working->begin(), working->end(), [&](pid_t p) { return !other_processes.count(p); });
-      if (covered)
-        for (auto it = other_processes.begin(); it != other_processes.end();)
-          it = working->count(*it) ? std::next(it) : other_processes.erase(it);
-    }
+  // Another kbv judge that held the device but ran nothing on it during the rounds (one kept warm
+  // between its candidates, waiting at its gate for this evaluation's turn to end) cannot have made
+  // the hops busy: it is no tenant here, and strict's device_busy stays the candidate's.
+  if (nvml && !other_processes.empty()) drop_idle_judges(*nvml, rounds_began_us, working_seen, other_processes);
   // The rest is judged once the sandbox has ended (timing_finish.cpp).
   TimingDraft draft;
   draft.result = result;

@@ -237,6 +237,20 @@ std::string waited_too_long(const std::string& device) {
          " s (its lock in " + device_lock_dir() + "): nothing was evaluated; evaluate again";
 }
 
+// KBV_DEVICE_LOCK=0: no turns.
+
+bool device_locks_off() {
+  const char* off = std::getenv("KBV_DEVICE_LOCK");
+  return off && std::string(off) == "0";
+}
+
+// device_lock_name for `device` as this process sees the host's GPUs.
+std::string this_hosts_lock_name(const std::string& device) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
+                          device.rfind("cuda", 0) == 0 ? gpu_inventory() : GpuInventory{});
+}
+
 }  // namespace
 
 std::optional<std::string> EvalDeviceTurn::gave_up_reason(const std::string& device) const {
@@ -247,14 +261,12 @@ std::optional<std::string> EvalDeviceTurn::gave_up_reason(const std::string& dev
 
 EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
   EvalDeviceTurn turn;
-  if (const char* off = std::getenv("KBV_DEVICE_LOCK"); off && std::string(off) == "0") return turn;
+  if (device_locks_off()) return turn;
   const std::string& device = run.job.device;
   const bool cuda = device.rfind("cuda", 0) == 0;
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   const bool exclusive = run.job.timing.enabled;
   try {
-    const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
-                                              cuda ? gpu_inventory() : GpuInventory{});
+    const std::string name = this_hosts_lock_name(device);
     // Untimed, the lock is shared and mostly free: the gate would only put the judge's start-up
     // ahead of its sandbox's (which gets its job at the turn), so it is taken before the start.
     if (cuda && exclusive) {
@@ -287,15 +299,13 @@ EvalDeviceTurn take_eval_turn(EvaluationRun& run, std::ostream* note) {
 EvalDeviceTurn take_batch_turns(std::vector<EvaluationRun>& runs, std::ostream* note) {
   EvalDeviceTurn turn;
   if (runs.empty()) return turn;
-  if (const char* off = std::getenv("KBV_DEVICE_LOCK"); off && std::string(off) == "0") return turn;
+  if (device_locks_off()) return turn;
   EvaluationRun& first = runs.front();
   const std::string& device = first.job.device;
   const bool cuda = device.rfind("cuda", 0) == 0;
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   const bool exclusive = first.job.timing.enabled;
   try {
-    const std::string name = device_lock_name(device, visible ? std::optional<std::string>(visible) : std::nullopt,
-                                              cuda ? gpu_inventory() : GpuInventory{});
+    const std::string name = this_hosts_lock_name(device);
     turn.gated = std::make_unique<LockedTurn>(device_lock_dir(), name, exclusive);
     LockedTurn* gate = turn.gated.get();
     if (!(cuda && exclusive) && !gate->opened_at()) {

@@ -115,11 +115,12 @@ def _number(value: Optional[float]) -> Optional[str]:
     return None if value is None else repr(float(value))
 
 
-def eval_argv(binary: str, problem: str, candidate: str, json_path: str, hidden_test: Optional[str],
-              o: EvalOptions) -> List[str]:
-    """kbv eval's command line for one evaluation."""
-    argv = [binary, "eval", problem, candidate, "--protocol", o.protocol, "--device", o.device,
-            "--precision", o.precision, "--json", json_path, "--quiet"]
+def eval_argv(binary: str, problem: str, candidates: Sequence[str], out_path: str, hidden_test: Optional[str],
+              o: EvalOptions, *, lines: bool = False) -> List[str]:
+    """kbv eval's command line: the verdict written to ``out_path`` as JSON (``--json``, one
+    candidate), or with ``lines`` one verdict per line (``--jsonl``, any number)."""
+    argv = [binary, "eval", problem, *candidates, "--protocol", o.protocol, "--device", o.device,
+            "--precision", o.precision, "--jsonl" if lines else "--json", out_path, "--quiet"]
     options = {"--time-budget": _number(o.time_budget), "--compile-timeout": _number(o.compile_timeout),
                "--run-timeout": _number(o.run_timeout), "--tolerance": _number(o.tolerance),
                "--build-dir": None if o.build_dir is None else os.fspath(o.build_dir), "--size": o.size,
@@ -197,7 +198,7 @@ def run_one(binary: str, problem_path: str, candidate_path: str, hidden_path: Op
     """Run one ``kbv eval`` on staged paths and return its verdict, with ``api_seconds`` set.
     Raises what :func:`evaluate` documents."""
     started = time.monotonic()
-    argv = eval_argv(binary, problem_path, candidate_path, json_path, hidden_path, o)
+    argv = eval_argv(binary, problem_path, [candidate_path], json_path, hidden_path, o)
     child_env = None if o.env is None else {**os.environ, **o.env}
     done = _run(argv, child_env, o.backstop_seconds(), live)
     output = done.stdout + done.stderr
@@ -251,10 +252,8 @@ def run_many(binary: str, problem_path: str, candidate_paths: Sequence[str], hid
         else:
             results[i] = KbvUsageError(f"candidate '{path}' is not a readable file")
     if present:
-        argv = eval_argv(binary, problem_path, candidate_paths[present[0]], jsonl_path, hidden_path, o)
-        at = argv.index("--json")
-        argv[at:at + 2] = ["--jsonl", jsonl_path]
-        argv[3:4] = [candidate_paths[i] for i in present]
+        argv = eval_argv(binary, problem_path, [candidate_paths[i] for i in present], jsonl_path, hidden_path, o,
+                         lines=True)
         child_env = None if o.env is None else {**os.environ, **o.env}
         backstop = _DEVICE_WAIT_SECONDS + len(present) * (o.backstop_seconds() - _DEVICE_WAIT_SECONDS)
         done = _run(argv, child_env, backstop, live)

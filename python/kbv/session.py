@@ -231,30 +231,27 @@ class Session:
             started = time.monotonic()
             try:
                 paths = [staging.path_of(candidates[i], "candidate.py", shared=True) for i in indices]
-                if len(indices) == 1:
+                if len(indices) == 1:  # a plain kbv eval
                     try:
-                        return [run_one(binary, problem_path, paths[0], hidden_path,
-                                        str(staging.folder / f"verdict-{indices[0]}.json"),
-                                        options_with(o, device=slot), live)]
+                        results = [run_one(binary, problem_path, paths[0], hidden_path,
+                                           str(staging.folder / f"verdict-{indices[0]}.json"),
+                                           options_with(o, device=slot), live)]
                     except KbvDeviceError:
                         raise
                     except KbvError as e:
-                        if not placeholders:
-                            raise
-                        verdict = _placeholder(e, o.protocol)
-                        verdict.api_seconds = time.monotonic() - started
-                        return [verdict]
-                results = run_many(binary, problem_path, paths, hidden_path,
-                                   str(staging.folder / f"verdicts-{indices[0]}.jsonl"),
-                                   options_with(o, device=slot), live)
+                        results = [e]
+                else:
+                    results = run_many(binary, problem_path, paths, hidden_path,
+                                       str(staging.folder / f"verdicts-{indices[0]}.jsonl"),
+                                       options_with(o, device=slot), live)
                 out = []
                 for result in results:
                     if isinstance(result, KbvError):
-                        verdict = _placeholder(result, o.protocol)
-                        verdict.api_seconds = (time.monotonic() - started) / len(indices)
-                        out.append(verdict)
-                    else:
-                        out.append(result)
+                        if not placeholders:
+                            raise result
+                        result = _placeholder(result, o.protocol)
+                        result.api_seconds = (time.monotonic() - started) / len(indices)
+                    out.append(result)
                 return out
             finally:
                 slots.put(slot)

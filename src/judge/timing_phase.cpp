@@ -27,9 +27,9 @@
 // (device_busy). The judge also reads the sandbox's whole device memory from the driver (NVML,
 // per process) at random rounds, between calls and with a call queued.
 #include <algorithm>
-#include <filesystem>
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <set>
 
@@ -91,10 +91,6 @@ struct Sample {
   // the kernel counts it (host_contention.hpp).
   std::optional<double> wait_ms;
 };
-
-}  // namespace
-
-namespace {
 
 // The same executable as this judge's: another kbv-judge. Unreadable (another user's process):
 // not known to be one.

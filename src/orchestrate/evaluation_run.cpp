@@ -1,26 +1,15 @@
 #include "orchestrate/evaluation_run.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <map>
-#include <sstream>
+#include <memory>
 
 #include "core/errors.hpp"
-#include "core/protocol.hpp"
-#include "core/sha256.hpp"
-#include "core/stage.hpp"
-#include "core/stage_group.hpp"
+#include "core/job.hpp"
 #include "core/utc_time.hpp"
-#include "core/version.hpp"
 #include "orchestrate/judge_transcript.hpp"
 #include "orchestrate/subprocess.hpp"
-#include "scan/scan.hpp"
 
 namespace fs = std::filesystem;
 

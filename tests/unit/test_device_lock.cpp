@@ -39,6 +39,24 @@ bool readable_within(int fd, int ms) {
   return ::poll(&p, 1, ms) == 1;
 }
 
+// Until an exclusive waiter holds the intent file DIR/NAME.intent (it is waiting): polled, not
+// slept, so that a loaded machine cannot make a test pass or fail by its scheduling. False: it
+// never did within 10 s.
+bool waiter_queued(const LockDir& dir, const std::string& name) {
+  const int intent = ::open((dir.path / (name + ".intent")).c_str(), O_RDONLY | O_CLOEXEC);
+  if (intent < 0) return false;
+  bool queued = false;
+  for (int i = 0; i < 2000 && !queued; ++i) {
+    queued = ::flock(intent, LOCK_SH | LOCK_NB) != 0;
+    if (!queued) {
+      ::flock(intent, LOCK_UN);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  ::close(intent);
+  return queued;
+}
+
 }  // namespace
 
 TEST(DeviceLockName, OnePerPhysicalDeviceWhateverTheNumbering) {
@@ -130,16 +148,10 @@ TEST(LockedTurn, AgainLetsAWaiterInBetweenCandidates) {
   std::atomic<bool> stop{false};
   std::atomic<bool> got{false};
   std::thread waiter([&] { got = other.acquire(true, &stop, DeviceLock::Clock::now() + std::chrono::seconds(10)); });
-  // Until the other waits (holds the intent file): polled, so scheduling cannot decide the test.
-  const int intent = ::open((dir.path / "gpu-x.intent").c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(intent, 0);
-  for (int i = 0; i < 2000 && ::flock(intent, LOCK_SH | LOCK_NB) == 0; ++i) {
-    ::flock(intent, LOCK_UN);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ::close(intent);
+  const bool queued = waiter_queued(dir, "gpu-x");
   turn.again();  // that candidate is done: whoever waits comes first
   waiter.join();
+  ASSERT_TRUE(queued) << "the other never waited";
   EXPECT_TRUE(got) << "the waiter had its turn between the batch's candidates";
   EXPECT_FALSE(readable_within(turn.gate_fd(), 200)) << "the next candidate waits while the other holds the device";
   other.release();
@@ -174,15 +186,7 @@ TEST(DeviceLock, AWaitingExclusiveKeepsNewSharedHoldersOut) {
   ASSERT_TRUE(untimed.acquire(false));
   std::atomic<bool> stop{false};
   std::thread waiter([&] { timed.acquire(true, &stop); });
-  // Until the timed one waits (holds the intent file exclusively): polled, not slept, so that a
-  // loaded machine cannot make the test pass or fail by its scheduling.
-  const int intent = ::open((dir.path / "cpu.intent").c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(intent, 0);
-  for (int i = 0; i < 2000 && ::flock(intent, LOCK_SH | LOCK_NB) == 0; ++i) {
-    ::flock(intent, LOCK_UN);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ::close(intent);
+  EXPECT_TRUE(waiter_queued(dir, "cpu")) << "the timed one never waited";
   std::atomic<bool> once{true};
   EXPECT_FALSE(later.acquire(false, &once)) << "a new shared holder passed a waiting exclusive one";
   untimed.release();

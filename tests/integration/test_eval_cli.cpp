@@ -20,25 +20,12 @@ namespace {
 using testing::CliResult;
 using testing::example_candidate;
 using testing::fixture;
+using testing::FreshTempDir;
 
 const std::string kRelu = testing::example_problem("19_ReLU.py");
 const std::string kSwish = testing::example_problem("7_Swish.py");
 
 std::string candidate(const std::string& name) { return example_candidate(name); }
-
-// A folder of a test's own under the temp folder, made empty and removed on the way out.
-struct FreshTempDir {
-  std::filesystem::path path;
-  explicit FreshTempDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~FreshTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 // CPU runs with a short timing budget: the integration tests check the verdict's shape, not
 // the figures.

@@ -34,16 +34,6 @@ struct Batch {
 
 class WarmJudge : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("kbv-warm-judge-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
 
   // A PyTorch-only ReLU of its own (a distinct file: its own build-cache entry).
   std::string honest(const std::string& name) {
@@ -73,7 +63,8 @@ class WarmJudge : public ::testing::Test {
     return b;
   }
 
-  fs::path dir_;
+  const testing::FreshTempDir fresh_{std::string("kbv-warm-judge-") + ::testing::UnitTest::GetInstance()->current_test_info()->name()};
+  const fs::path& dir_ = fresh_.path;
 };
 
 // The judge's interpreter start-up is a stage of its own ("python"): only a judge's first

@@ -5,6 +5,7 @@
 // input, and a second call on the same inputs. Under every protocol an output still being
 // written after the call's end, or wrong only because the call's work ran ahead of its inputs,
 // is unsynchronized_work (call_window.cpp).
+#include "core/sha256.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
@@ -152,6 +153,41 @@ void Judgement::flag_degenerate(const CorrectnessResult& result) {
     warn("non-discriminative distributions (a trivial output passes): " + join(trivial));
 }
 
+std::string Judgement::draw_key(const DistributionSpec& spec, const std::string& weights) const {
+  nlohmann::json key = {{"problem", job_.problem_path},
+                        {"problem_sha256", sha256_file(job_.problem_path)},
+                        {"hidden", job_.hidden_tests_path},
+                        {"hidden_sha256", job_.hidden_tests_path.empty() ? "" : sha256_file(job_.hidden_tests_path)},
+                        {"size", job_.size},
+                        {"precision", std::string(precision_name(precision_))},
+                        {"device", device_.str()},
+                        {"name", spec.name},
+                        {"kind", std::string(distribution_kind_name(spec.kind))},
+                        {"scale", spec.scale},
+                        {"seed", spec.seed},
+                        {"input_set", spec.input_set},
+                        {"weights", weights}};
+  return key.dump();
+}
+
+std::string Judgement::audited_trivial_pass(const DistributionSpec& spec, const std::string& weights, const ArgList& inputs,
+                                            const std::vector<at::Tensor>& ref, const Tolerance& tol) {
+  // An informational audit of the problem: a failure of kbv's here costs the verdict nothing but
+  // the audit (tests/worker/test_judge_fuzz.cpp keeps it from throwing).
+  std::string key;
+  try {
+    key = nlohmann::json::array({draw_key(spec, weights), tol.atol, tol.rtol, protocol_->nan_pattern_must_match}).dump();
+    if (auto it = life_.trivial_passes.find(key); it != life_.trivial_passes.end()) return it->second;
+    profile::Step step("correctness.trivial_pass.audit");  // the audit itself, not taken from an earlier candidate
+    std::string passes = trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
+    if (life_.trivial_passes.size() < 4096) life_.trivial_passes.emplace(key, passes);
+    return passes;
+  } catch (const std::exception& e) {
+    warn(spec.name + ": the degenerate-problem audit could not run: " + first_line(e.what()));
+    return "";
+  }
+}
+
 void Judgement::check_correctness() {
   enter(Stage::correctness);
   CorrectnessResult result;
@@ -163,6 +199,7 @@ void Judgement::check_correctness() {
   // or NaN where the reference is finite: what a kernel computing in fp16 returns.
   std::optional<std::string> beyond_half_range;
   int other_failures = 0;
+  std::string weights = "init";  // Model's parameters: as built (this protocol's build_reference) or re-drawn
   for (const auto& spec : correctness_distributions()) {
     DistributionResult d;
     d.name = spec.name;
@@ -184,6 +221,7 @@ void Judgement::check_correctness() {
       } else {
         guarded(Outcome::problem_error, "re-initialising parameters",
                 [&] { reinit_parameters(torch_host::named_parameters(reference_), spec.seed); });
+        weights = "reinit:" + std::to_string(spec.seed);
         hand_over_weights();
       }
     }
@@ -237,16 +275,9 @@ void Judgement::check_correctness() {
         d.max_rel_err = cmp.max_rel_err;
         d.mismatched = cmp.mismatched;
         d.numel = cmp.numel;
-        d.trivial_pass = [&]() -> std::string {
+        d.trivial_pass = [&] {
           profile::Step step("correctness.trivial_pass");
-          // An informational audit of the problem: a failure of kbv's here costs the verdict
-          // nothing but the audit (tests/worker/test_judge_fuzz.cpp keeps it from throwing).
-          try {
-            return trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);
-          } catch (const std::exception& e) {
-            warn(spec.name + ": the degenerate-problem audit could not run: " + first_line(e.what()));
-            return "";
-          }
+          return audited_trivial_pass(spec, weights, inputs, ref, tol);
         }();
         if (!cmp.ok && !failure) {
           profile::Step step("correctness.explain");

@@ -24,6 +24,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <iostream>
@@ -41,6 +42,9 @@
 #include "torch_host/device.hpp"
 
 namespace {
+
+// Candidates of a --serve batch whose sandboxes start while an earlier one is evaluated.
+constexpr std::size_t kStartAhead = 2;
 
 // Diagnosis of a judge stuck in a driver call (its deadlines cannot fire while the main thread
 // spins inside CUDA): with KBV_JUDGE_STACKS=DIR, SIGUSR2 writes the native frames of the thread
@@ -199,13 +203,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto* life = new kbv::judge::JudgeLife;  // never destroyed, as above
-  std::unique_ptr<kbv::judge::Judgement> next;  // the next candidate's, its runners started
-  life->before_exit = [&next] {
-    if (next) next->abandon();
+  // The next candidates', their runners started (null: start it at its turn).
+  std::deque<std::unique_ptr<kbv::judge::Judgement>> ahead;
+  life->before_exit = [&ahead] {
+    for (auto& j : ahead)
+      if (j) j->abandon();
   };
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     channel.job(i);
-    std::unique_ptr<kbv::judge::Judgement> judgement = std::move(next);
+    std::unique_ptr<kbv::judge::Judgement> judgement;
+    if (!ahead.empty()) {
+      judgement = std::move(ahead.front());
+      ahead.pop_front();
+    }
     try {
       if (!judgement) {
         judgement = std::make_unique<kbv::judge::Judgement>(jobs[i], channel, *life);
@@ -215,17 +225,23 @@ int main(int argc, char** argv) {
       send_internal_error(channel, jobs[i], e.what());
       std::_Exit(0);
     }
-    // The next candidate's sandbox starts (its interpreter, `import torch`: no candidate code, no
-    // CUDA) while this one is evaluated: on a GPU, or untimed. A CPU timing would share the cores
-    // with it, so then it starts after.
+    // The next candidates' sandboxes start (their interpreters, `import torch`: no candidate code,
+    // no CUDA) while this one is evaluated: on a GPU, or untimed. A CPU timing would share the
+    // cores with them, so then each starts at its turn. Two ahead: a sandbox's start (2-3 s) is
+    // longer than a warm candidate's turn (~1.5 s at ReLU's default size on an H100), so with
+    // one ahead the candidate after next waited for its import (bench/RESULTS.md, session 25).
     auto start_next = [&] {
-      if (i + 1 >= jobs.size()) return;
       if (jobs[i].device.rfind("cuda", 0) != 0 && jobs[i].timing.enabled) return;
-      try {
-        next = std::make_unique<kbv::judge::Judgement>(jobs[i + 1], channel, *life);
-        next->start_runners(/*ahead=*/true);
-      } catch (const std::exception&) {
-        next.reset();  // started again, and its failure reported, in its turn
+      while (ahead.size() < kStartAhead && i + 1 + ahead.size() < jobs.size()) {
+        const auto& job = jobs[i + 1 + ahead.size()];
+        std::unique_ptr<kbv::judge::Judgement> started;
+        try {
+          started = std::make_unique<kbv::judge::Judgement>(job, channel, *life);
+          started->start_runners(/*ahead=*/true);
+        } catch (const std::exception&) {
+          started.reset();  // started again, and its failure reported, in its turn
+        }
+        ahead.push_back(std::move(started));
       }
     };
     // Gated, each candidate waits for its own turn: the device goes to others between them.
@@ -233,7 +249,7 @@ int main(int argc, char** argv) {
     if (!fit) {
       // Something of this candidate may be left (a process, its device work): no other candidate
       // is evaluated beside it. kbv evaluates the rest with a fresh judge.
-      if (next) next->abandon();
+      life->before_exit();
       std::fflush(nullptr);
       std::_Exit(0);
     }

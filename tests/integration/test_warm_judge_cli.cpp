@@ -108,6 +108,44 @@ TEST_F(WarmJudge, AJudgeThatCannotSayACandidateIsGoneHandsTheRestToAFreshJudge) 
   }
 }
 
+// Step name -> times run, summed over every profile file the judges wrote into `dir`.
+std::map<std::string, long> profile_counts(const fs::path& dir) {
+  std::map<std::string, long> counts;
+  for (const auto& file : fs::directory_iterator(dir)) {
+    std::ifstream in(file.path());
+    std::string protocol, step;
+    double seconds = 0;
+    long count = 0;
+    while (in >> protocol >> step >> seconds >> count) counts[step] += count;
+  }
+  return counts;
+}
+
+// A batch's candidates share its secret: strict's secret draws are the same for each, and the
+// judge audits a draw for triviality (the problem's property) once, not once per candidate.
+TEST_F(WarmJudge, ABatchAuditsEachSecretDrawOnce) {
+  const fs::path profile = dir_ / "profile";
+  fs::create_directories(profile);
+  Batch b = eval({honest("a.py"), honest("b.py"), honest("c.py")}, {"--no-timing", "--protocol", "strict"},
+                 {{"KBV_JUDGE_PROFILE", profile.string()}});
+  ASSERT_EQ(b.process.exit_code, 0) << b.context();
+  ASSERT_EQ(b.verdicts.size(), 3u) << b.context();
+  std::vector<std::string> draws;  // each candidate's distributions and what passed them trivially
+  for (const auto& v : b.verdicts) {
+    ASSERT_EQ(v.value("outcome", ""), "correct") << b.context();
+    std::string d;
+    for (const auto& dist : v["correctness"]["distributions"]) d += dist.value("name", "") + "=" + dist.value("trivial_pass", "") + ";";
+    draws.push_back(d);
+  }
+  EXPECT_EQ(draws[0], draws[1]) << b.context();
+  EXPECT_EQ(draws[0], draws[2]) << b.context();
+  const auto counts = profile_counts(profile);
+  const long compared = counts.count("correctness.trivial_pass") ? counts.at("correctness.trivial_pass") : 0;
+  const long audited = counts.count("correctness.trivial_pass.audit") ? counts.at("correctness.trivial_pass.audit") : 0;
+  ASSERT_GT(compared, 0) << b.context();
+  EXPECT_EQ(compared, 3 * audited) << "every candidate's draws audited again\n" << b.context();
+}
+
 TEST_F(WarmJudge, OneJsonFileForSeveralCandidatesIsAUsageError) {
   ProcessSpec spec;
   spec.argv = {kBin + "/kbv", "eval", kRelu, honest("a.py"), honest("b.py"), "--device", "cpu", "--json", (dir_ / "v.json").string()};

@@ -282,6 +282,35 @@ TEST(Compare, OutputsMatchIsTheComparisonsOk) {
   EXPECT_FALSE(outputs_match({z}, {z * 2}, kTol, true));
 }
 
+// Outputs large enough to be screened by a sample first: outputs_match is still the comparison's
+// ok, whether the one element past the bound is a sampled one, one between samples, or none.
+TEST(Compare, OutputsMatchOnSampledOutputsIsTheComparisonsOk) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  const std::int64_t n = 300007;  // above the sample's threshold, and not a multiple of its stride
+  const std::int64_t stride = n / (std::int64_t{1} << 16);
+  at::Tensor r = at::randn({n}, gen, at::TensorOptions().dtype(at::kFloat));
+  int cases = 0;
+  for (std::int64_t where : {std::int64_t{0}, stride * 7, stride * 7 + 1, n - 1, std::int64_t{-1}}) {
+    for (double past : {0.5, 3.0}) {  // inside the bound, or three times past it
+      at::Tensor c = r.clone();
+      if (where >= 0) c[where] = r[where] + (r[where].abs() * kTol.rtol + kTol.atol) * past;
+      for (auto dtype : {at::kFloat, at::kHalf, at::kDouble}) {
+        at::Tensor rt = r.to(dtype), ct = c.to(dtype);
+        ++cases;
+        EXPECT_EQ(outputs_match({rt}, {ct}, kTol, true), compare_outputs({rt}, {ct}, kTol, true).ok)
+            << "at " << where << " past " << past << " dtype " << dtype;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 30);
+  at::Tensor far = r.clone();
+  far[stride * 7 + 1] = 1e6;  // between samples: the whole output's screen finds it
+  EXPECT_FALSE(outputs_match({r}, {far}, kTol, true));
+  EXPECT_FALSE(outputs_match({r.reshape({-1, 1})}, {at::zeros({n, 1})}, kTol, true));
+  EXPECT_TRUE(outputs_match({r, r}, {r.clone(), r.clone()}, kTol, true));
+  EXPECT_FALSE(outputs_match({r, r}, {r.clone(), at::zeros_like(r)}, kTol, true));  // the second output
+}
+
 TEST(Compare, AllFinite) {
   at::Tensor r = sample();
   EXPECT_TRUE(all_finite({r, at::arange(4, at::kLong), at::Tensor()}));

@@ -172,9 +172,6 @@ int run_eval(const EvalOptions& o, const std::vector<std::string>& argv) {
   }
   std::vector<kbv::EvaluationRun> runs;
   for (const auto& candidate : o.candidates) runs.push_back(eval_run(o, candidate, argv, device));
-  // One secret for the batch: its candidates get the same secret draws, each unknown to them before
-  // its own calls, and the judge audits each draw once (docs/scale.md).
-  for (auto& run : runs) run.job.secret = runs.front().job.secret;
 
   // Verdicts are printed and written in the candidates' order, each as soon as those before it are.
   std::ofstream jsonl;

@@ -46,17 +46,17 @@ def group_by_problem(problems: Sequence[Union[File, Text, Completion]]) -> List[
     return list(groups.values())
 
 
-def _default_jobs(devices: Sequence[str], timing: bool, warm: bool) -> int:
-    """Evaluations at once for a batch: untimed, ``min(4, CPUs)`` per device. Timed, kbv
-    evaluations of one device take turns, a timed one holding it alone: with warm judges, one run
-    per device (its next candidate's sandbox starts while the current one is timed; a second warm
-    judge waiting for its turn would hold a CUDA context on the device meanwhile, and strict's
-    device_busy must not be excused by another tenant: bench/RESULTS.md, session 24); with a
-    judge per item, two per device (the next judge starts up, ~3 s of ``import torch`` on an H100,
-    before touching the device, while the first is timed)."""
+def _default_jobs(devices: Sequence[str], timing: bool) -> int:
+    """Evaluations at once for a batch: untimed, ``min(4, CPUs)`` per device. Timed, two runs per
+    device, which take turns on it (a timed evaluation holds it alone): each run's next candidate
+    starts up (its sandbox's ``import torch``, ~3 s on an H100; with a judge per item, the judge's
+    too) while the other run's candidate is timed. One warm run per device was 1.4x slower: its
+    sandboxes started ahead were not ready by their turns (bench/RESULTS.md, session 25). The warm
+    judge waiting for its turn holds a CUDA context meanwhile; strict's device_busy does not take
+    such an idle kbv judge for another tenant (docs/checks.md)."""
     if not timing:
         return len(devices) * min(4, os.cpu_count() or 1)
-    return len(devices) if warm else 2 * len(devices)
+    return 2 * len(devices)
 
 
 def _placeholder(error: KbvError, protocol: str) -> Verdict:
@@ -93,9 +93,9 @@ class Session:
     ``cuda:N``, ``cuda``, ``cpu``, or a list of devices (``["cuda:0", "cuda:1"]``) that a batch
     spreads its jobs over, each job holding one device while it runs. ``jobs`` is how many runs
     go at once, each one ``kbv eval`` whose judge stays warm for its share of a group's items: by
-    default one per device when timing (kbv evaluations of one device take turns, a timed one
-    holding it alone; the run's next sandbox starts while its current candidate is timed), two with
-    ``warm=False``, ``min(4, CPU count)`` per device untimed. ``warm=False`` gives every item a judge of its own
+    default two per device when timing (kbv evaluations of one device take turns, a timed one
+    holding it alone; each run's next candidate starts up while the other's is timed),
+    ``min(4, CPU count)`` per device untimed. ``warm=False`` gives every item a judge of its own
     (a ``kbv eval`` each, as :func:`kbv.evaluate`): the same verdicts, slower; for comparing the
     two. Other keyword arguments are :func:`kbv.evaluate`'s options (``protocol``, ``timing``,
     ``time_budget``, ``size``, ``kbv_path``, ...); every call may override them.
@@ -210,7 +210,7 @@ class Session:
         if jobs is None:
             jobs = self._jobs
         if jobs is None:
-            jobs = _default_jobs(devices, o.timing, self._warm)
+            jobs = _default_jobs(devices, o.timing)
         if jobs < 1:
             raise ValueError(f"jobs={jobs} must be at least 1")
         jobs = min(jobs, len(candidates))

@@ -138,6 +138,14 @@ void build_cache_hand_over(const BuildCacheEntry& entry, std::int64_t uid) {
   isolation::chown_tree(entry.dir, static_cast<uid_t>(uid), static_cast<gid_t>(uid));
 }
 
+void build_cache_close(const BuildCacheEntry& entry) {
+  if (entry.dir.empty()) return;
+  // chmod on the folder itself, never through a link (the judge made it; only it could replace it).
+  struct stat st {};
+  if (::lstat(entry.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  ::chmod(entry.dir.c_str(), 0700);
+}
+
 void build_cache_record(const BuildCacheEntry& entry) {
   nlohmann::json manifest{{"files", nlohmann::json::object()}};
   for (const auto& [rel, sha] : libraries_in(entry.dir)) manifest["files"][rel] = sha;

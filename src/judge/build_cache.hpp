@@ -32,6 +32,11 @@ std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry);
 // loading from it would lose its access (the entry is 0700) halfway.
 void build_cache_hand_over(const BuildCacheEntry& entry, std::int64_t uid);
 
+// Once the sandbox it was handed to has ended: the entry is 0700 again, whatever mode its candidate
+// gave it, so no later sandbox of another uid can enter it (a candidate could otherwise leave
+// files there for the candidates after it to read).
+void build_cache_close(const BuildCacheEntry& entry);
+
 // After a build: records the sha256 of every shared library under the entry.
 void build_cache_record(const BuildCacheEntry& entry);
 

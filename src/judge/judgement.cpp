@@ -172,6 +172,7 @@ bool Judgement::start_ahead(int gate_fd) {
 std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
   if (sandbox_) sandbox_->stop();
+  build_cache_close(cache_);
   cache_lock_.reset();  // no sandbox of ours uses the entry now
   if (twin_) twin_->stop();
   // Its end speaks for every process the sandbox started only when they were in its PID namespace

@@ -3,6 +3,7 @@
 // gets its own sandbox and its own verdict, whatever the one before it did; a judge that cannot say
 // a candidate is wholly gone hands the rest to a fresh judge.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -149,6 +150,35 @@ TEST_F(WarmJudge, AJudgeAuditsEachDrawOnceAndStrictDrawsAreEachCandidatesOwn) {
     if (protocol == "verified") EXPECT_EQ(compared, 3 * audited) << "every candidate's draws audited again\n" << b.context();
     else EXPECT_EQ(compared, audited) << "a strict draw taken as an earlier candidate's\n" << b.context();
   }
+}
+
+// A candidate cannot leave anything for the candidates after it in its build-cache folder (the one
+// place it may write that outlives it): the folder is 0700 again, the judge's to hand over, once its
+// sandbox has ended, whatever mode the candidate gave it. The follower is wrong exactly when it
+// finds the scout's note. Red team, session 25.
+TEST_F(WarmJudge, ACandidateLeavesNothingInItsBuildFolderForTheNext) {
+  if (::geteuid() != 0) GTEST_SKIP() << "without root every sandbox runs as kbv's own uid: no folder mode separates them";
+  const fs::path scout = dir_ / "scout.py", follower = dir_ / "follower.py";
+  std::ofstream(scout) << "import os, torch\n"
+                          "d = os.environ['TORCH_EXTENSIONS_DIR']\n"
+                          "open(os.path.join(d, 'leak.txt'), 'w').write('the draws')\n"
+                          "os.chmod(d, 0o755)\n"
+                          "os.chmod(os.path.join(d, 'leak.txt'), 0o644)\n\n\n"
+                          "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
+  std::ofstream(follower) << "import glob, os, torch\n"
+                             "root = os.path.dirname(os.environ['TORCH_EXTENSIONS_DIR'])\n"
+                             "FOUND = [p for p in glob.glob(os.path.join(root, '*', 'leak.txt')) if open(p).read()]\n"
+                             "print('follower found', FOUND, 'in', sorted(os.listdir(root)))\n\n\n"
+                             "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                             "        return torch.relu(x) + (1.0 if FOUND else 0.0)\n";
+  Batch b = eval({scout.string(), follower.string()}, {"--no-timing"});
+  ASSERT_EQ(b.process.exit_code, 0) << b.context();
+  ASSERT_EQ(b.verdicts.size(), 2u) << b.context();
+  EXPECT_EQ(b.verdicts[0].value("outcome", ""), "correct") << b.context();
+  EXPECT_EQ(b.verdicts[1].value("outcome", ""), "correct") << "the follower read the scout's note\n" << b.context();
+  // The follower did look: it listed the build root and saw the scout's folder there.
+  EXPECT_NE(b.verdicts[1].value("output_tail", "").find("follower found []"), std::string::npos) << b.context();
+  EXPECT_TRUE(fs::exists(dir_ / "builds")) << b.context();
 }
 
 TEST_F(WarmJudge, OneJsonFileForSeveralCandidatesIsAUsageError) {

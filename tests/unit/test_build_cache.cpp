@@ -50,6 +50,22 @@ TEST_F(BuildCache, OnlyTheOwnerMayEnterAnEntry) {
   EXPECT_EQ(fs::status(entry_.dir).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
+// Its candidate opened the folder to everyone; once its sandbox has ended the folder is the owner's
+// alone again (WarmJudge.ACandidateLeavesNothingInItsBuildFolderForTheNext: the attack).
+TEST_F(BuildCache, AClosedEntryIsTheOwnersAloneWhateverModeItWasGiven) {
+  fs::permissions(entry_.dir, fs::perms::all);
+  build_cache_close(entry_);
+  EXPECT_EQ(fs::status(entry_.dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  const fs::path link = fs::path(entry_.dir).parent_path() / "a-link";
+  fs::create_directory_symlink(entry_.dir, link);
+  fs::permissions(entry_.dir, fs::perms::all);
+  BuildCacheEntry through_link = entry_;
+  through_link.dir = link.string();
+  build_cache_close(through_link);  // a link is not followed
+  EXPECT_EQ(fs::status(entry_.dir).permissions() & fs::perms::all, fs::perms::all);
+  build_cache_close(BuildCacheEntry{});  // no entry: nothing to do
+}
+
 TEST_F(BuildCache, AnUntouchedEntryVerifies) { EXPECT_EQ(build_cache_verify(entry_), std::nullopt); }
 
 TEST_F(BuildCache, AChangedLibraryIsCaughtAndTheEntryEmptied) {

@@ -1,6 +1,7 @@
 #include "judge/report_channel.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <string>
 
 #include <unistd.h>
@@ -27,8 +28,13 @@ void ReportChannel::device(const nlohmann::json& device) { send({{"event", "devi
 
 void ReportChannel::released() { send({{"event", "released"}}); }
 
-void ReportChannel::send(const nlohmann::json& message) {
+void ReportChannel::send(nlohmann::json message) {
   if (fd_ < 0) return;
+  // When it was said, on the host's monotonic clock (kbv's too): kbv times the stages by it, not by
+  // when it got round to reading the message.
+  message["at_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
   // Replace invalid UTF-8 (a candidate's printed bytes can end up in reasons) instead of throwing.
   std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> lock(mutex_);

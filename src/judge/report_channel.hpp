@@ -25,7 +25,7 @@ class ReportChannel {
   void released();
 
  private:
-  void send(const nlohmann::json& message);
+  void send(nlohmann::json message);  // stamped with when it was sent ("at_us")
   int fd_;
   std::mutex mutex_;  // the watchdog's thread may report too (SandboxWatchdog's stuck trigger): whole lines
 };

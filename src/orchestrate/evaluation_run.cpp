@@ -97,10 +97,10 @@ std::vector<std::vector<Verdict>> run_evaluation_batch(const std::vector<Evaluat
   std::vector<Job> begun;
   std::vector<std::vector<Verdict>> out(runs.size());
   // A job's verdicts once the judge has gone on from it (or ended while in it: `ended`).
-  auto settle = [&](std::size_t i, const std::optional<ProcessResult>& ended) {
+  auto settle = [&](std::size_t i, const std::optional<ProcessResult>& ended, Clock::time_point until) {
     ProcessResult output;
     begun[i].output.finish(output);
-    out[i] = begun[i].transcript->verdicts(ended, output, begun[i].started_at);
+    out[i] = begun[i].transcript->verdicts(ended, output, begun[i].started_at, until);
     if (on_job_done) on_job_done(i, out[i]);
   };
   const std::size_t head = spec.keep_head_bytes, tail = spec.keep_tail_bytes;
@@ -119,15 +119,16 @@ std::vector<std::vector<Verdict>> run_evaluation_batch(const std::vector<Evaluat
     // The judge goes on to the next job only after this one's verdicts; anything else is a judge
     // out of step: not heard, its deadline stands.
     if (index != begun.size() || index >= own.size() || !begun.back().transcript->sent_verdict()) return std::nullopt;
-    settle(index - 1, std::nullopt);
-    begun.push_back({std::make_unique<JudgeTranscript>(own[index], Clock::now(), own[index].device_gate_fd >= 0),
+    const Clock::time_point at = sent_at(*message);  // when the judge went on: the job before ended then
+    settle(index - 1, std::nullopt, at);
+    begun.push_back({std::make_unique<JudgeTranscript>(own[index], at, own[index].device_gate_fd >= 0),
                      OutputKeeper(head, tail), utc_now_iso()});
     return after(begun.back().transcript->backstop_seconds());
   };
   spec.on_output = [&](const char* data, std::size_t size) { begun.back().output.add(data, size); };
   ProcessResult process = run_process(spec, after(begun.back().transcript->backstop_seconds()), on_message);
   if (first.cpu_seconds) *first.cpu_seconds = process.cpu_seconds;
-  settle(begun.size() - 1, process);
+  settle(begun.size() - 1, process, Clock::now());
   return out;
 }
 

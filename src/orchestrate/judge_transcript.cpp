@@ -58,6 +58,15 @@ Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
+Clock::time_point sent_at(const nlohmann::json& message) {
+  const auto now = Clock::now();
+  auto at = message.find("at_us");
+  if (at == message.end() || !at->is_number_integer()) return now;
+  const Clock::time_point said{std::chrono::duration_cast<Clock::duration>(std::chrono::microseconds(at->get<std::int64_t>()))};
+  if (said > now || now - said > std::chrono::hours(1)) return now;
+  return said;
+}
+
 JudgeTranscript::JudgeTranscript(const EvaluationRun& run, Clock::time_point began, bool gated)
     : run_(run), gated_(gated), began_(began), stage_clock_(began) {
   // A backstop behind the judge's own deadlines (start-up of two interpreters included), for the
@@ -72,6 +81,7 @@ JudgeTranscript::JudgeTranscript(const EvaluationRun& run, Clock::time_point beg
 std::optional<Clock::time_point> JudgeTranscript::hear(const nlohmann::json& message) {
   auto event = message.find("event");
   if (event == message.end() || !event->is_string()) return std::nullopt;
+  const Clock::time_point at = sent_at(message);
   if (*event == "stage") {
     auto stage = message.find("stage");
     if (stage == message.end() || !stage->is_string()) return std::nullopt;
@@ -82,24 +92,23 @@ std::optional<Clock::time_point> JudgeTranscript::hear(const nlohmann::json& mes
     // counts as done ahead up to the moment the gate opened.
     const bool waiting = stage_clock_.current() == stage_name(Stage::waiting);
     if (gated_ && name == stage_name(Stage::waiting) && !waiting) {
-      stage_clock_.enter(name);
+      stage_clock_.enter(name, at);
       return after(turn_backstop_ * (2 * std::max(run_.turns_ahead, 1) + 1));
     }
     if (gated_ && waiting) {
-      const auto now = Clock::now();
       auto opened = run_.gate_opened_at ? run_.gate_opened_at() : std::nullopt;
       double overlapped = opened ? std::chrono::duration<double>(*opened - began_).count() : 0;
-      stage_clock_.fold_ahead(std::string(kAheadStage), overlapped, name, now);
+      stage_clock_.fold_ahead(std::string(kAheadStage), overlapped, name, at);
       return after(backstop_);
     }
-    stage_clock_.enter(name);
+    stage_clock_.enter(name, at);
   } else if (*event == "protocol" && message.contains("protocol") && message["protocol"].is_string()) {
     // One sandbox serves the next protocol: the stages up to here were the previous one's (the
     // first keeps the shared start-up and build), and the new one has its own backstop.
     std::string name = message["protocol"].get<std::string>().substr(0, 64);
     if (!begun_.empty()) {
       auto& into = stages_of_[begun_.back()];
-      for (const auto& [stage, seconds] : stage_clock_.take()) into[stage] += seconds;
+      for (const auto& [stage, seconds] : stage_clock_.take(at)) into[stage] += seconds;
     }
     begun_.push_back(name);
     return after(backstop_);
@@ -115,21 +124,21 @@ std::optional<Clock::time_point> JudgeTranscript::hear(const nlohmann::json& mes
     // The judge's sandbox and twin have ended and its verdicts are sent: what is left is its
     // own exit (its CUDA context's teardown), which the device's next turn need not wait for.
     released_ = true;
-    stage_clock_.enter(std::string(kExitStage));
+    stage_clock_.enter(std::string(kExitStage), at);
     if (run_.on_released) run_.on_released();
   }
   return std::nullopt;  // otherwise deadlines are absolute: no message moves them
 }
 
 std::vector<Verdict> JudgeTranscript::verdicts(const std::optional<ProcessResult>& ended, const ProcessResult& output,
-                                               const std::string& started_at) {
+                                               const std::string& started_at, Clock::time_point until) {
   const std::vector<std::string> asked = job_protocols(run_.job);
   // Killed after its verdicts: they stand (the judge had finished), with a word on it.
   const bool stuck_after_verdicts = ended && ended->timed_out && verdicts_at_;
   const std::string last_stage = stage_clock_.current();
   {
     auto& into = stages_of_[begun_.empty() ? asked.front() : begun_.back()];
-    for (const auto& [stage, seconds] : stage_clock_.finish()) into[stage] += seconds;
+    for (const auto& [stage, seconds] : stage_clock_.finish(until)) into[stage] += seconds;
   }
 
   // Each verdict to the protocol it names; one that names none the judge was asked for (a judge

@@ -35,9 +35,9 @@ class JudgeTranscript {
   // The job's verdicts. `ended`: how the judge process ended, when this job was the one under way
   // (nullopt: the judge finished it and went on). `output`: what was printed during the job
   // (head, tail and byte count, as ProcessResult keeps them). `started_at`: the UTC time the
-  // judge was started.
+  // judge was started. `until`: when the job ended (the judge's next "job" message, or now).
   std::vector<Verdict> verdicts(const std::optional<ProcessResult>& ended, const ProcessResult& output,
-                                const std::string& started_at);
+                                const std::string& started_at, Clock::time_point until = Clock::now());
 
  private:
   const EvaluationRun& run_;
@@ -54,5 +54,10 @@ class JudgeTranscript {
 
 // The deadline `seconds` from now.
 Clock::time_point after(double seconds);
+
+// When the judge sent `message` (its "at_us", on the host's monotonic clock, which is kbv's), or
+// now when it carries none or one that cannot be (ahead of now, or over an hour old): the stages
+// are timed by when the judge entered them, not by when kbv got round to reading the message.
+Clock::time_point sent_at(const nlohmann::json& message);
 
 }  // namespace kbv

@@ -56,6 +56,7 @@ class StageClock {
 
  private:
   void close(Clock::time_point now) {
+    now = std::max(now, since_);  // times from two sources (the judge's messages, kbv's own reads) never run back
     seconds_[stage_] += std::chrono::duration<double>(now - since_).count();
     since_ = now;
   }

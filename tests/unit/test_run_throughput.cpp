@@ -1,6 +1,7 @@
 // Stage timing on the orchestrator's side and the run's time summary.
 #include <gtest/gtest.h>
 
+#include "orchestrate/judge_transcript.hpp"
 #include "orchestrate/run_throughput.hpp"
 #include "orchestrate/stage_clock.hpp"
 
@@ -65,6 +66,40 @@ TEST(StageClock, StartUpAfterTheGateOpenedIsNotAhead) {
   t.add_evaluation(eval);
   EXPECT_DOUBLE_EQ(t.eval_ahead_seconds, 3.0);
   EXPECT_DOUBLE_EQ(t.eval_group_seconds["startup"], 1.1) << "ahead is in no group: it cost the device nothing";
+}
+
+std::int64_t micros(StageClock::Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+// kbv may read a judge's messages late (busy with the job before, e.g. its static scan): the stages
+// are timed by when the judge sent each message ("at_us"), not by when kbv read it.
+TEST(JudgeTranscript, StagesAreTimedByWhenTheJudgeSentEachMessage) {
+  EvaluationRun run;
+  run.job.protocol = "verified";
+  const auto t0 = StageClock::Clock::now() - std::chrono::seconds(5);
+  JudgeTranscript transcript(run, t0, false);
+  // All heard at once, now: sent 1, 1.5 and 1.75 s after the job began.
+  transcript.hear({{"event", "stage"}, {"stage", "build"}, {"at_us", micros(t0 + milliseconds(1000))}});
+  transcript.hear({{"event", "stage"}, {"stage", "correctness"}, {"at_us", micros(t0 + milliseconds(1500))}});
+  transcript.hear({{"event", "stage"}, {"stage", "done"}, {"at_us", micros(t0 + milliseconds(1750))}});
+  transcript.hear({{"event", "verdict"}, {"verdict", {{"protocol", "verified"}, {"outcome", "correct"}}}, {"at_us", micros(t0 + milliseconds(1800))}});
+  auto verdicts = transcript.verdicts(std::nullopt, ProcessResult{}, "", t0 + milliseconds(2000));
+  ASSERT_EQ(verdicts.size(), 1u);
+  auto& s = verdicts[0].stage_seconds;
+  EXPECT_NEAR(s["start"], 1.0, 1e-6);
+  EXPECT_NEAR(s["build"], 0.5, 1e-6);
+  EXPECT_NEAR(s["correctness"], 0.25, 1e-6);
+  EXPECT_NEAR(s["done"], 0.25, 1e-6);
+  // A time that cannot be the judge's (ahead of now) is taken as now, and stages never run back.
+  JudgeTranscript odd(run, t0, false);
+  odd.hear({{"event", "stage"}, {"stage", "build"}, {"at_us", micros(StageClock::Clock::now() + std::chrono::hours(2))}});
+  odd.hear({{"event", "stage"}, {"stage", "correctness"}, {"at_us", micros(t0 + milliseconds(1))}});
+  auto later = odd.verdicts(std::nullopt, ProcessResult{}, "");
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_GE(later[0].stage_seconds["start"], 4.9);
+  EXPECT_GE(later[0].stage_seconds["build"], 0.0);
+  EXPECT_GE(later[0].stage_seconds["correctness"], 0.0);
 }
 
 TEST(RunThroughput, BuildCpuIsPricedPerSource) {

@@ -227,9 +227,10 @@ int main(int argc, char** argv) {
     }
     // The next candidates' sandboxes start (their interpreters, `import torch`: no candidate code,
     // no CUDA) while this one is evaluated: on a GPU, or untimed. A CPU timing would share the
-    // cores with them, so then each starts at its turn. Two ahead: a sandbox's start (2-3 s) is
-    // longer than a warm candidate's turn (~1.5 s at ReLU's default size on an H100), so with
-    // one ahead the candidate after next waited for its import (bench/RESULTS.md, session 25).
+    // cores with them, so then each starts at its turn. Two ahead: a sandbox's start (3-5 s) is
+    // longer than a warm candidate's turn (~1.5 s at ReLU's default size on an H100). Even two
+    // were not always ready with one run per device; the Session runs two (bench/RESULTS.md,
+    // session 25).
     auto start_next = [&] {
       if (jobs[i].device.rfind("cuda", 0) != 0 && jobs[i].timing.enabled) return;
       while (ahead.size() < kStartAhead && i + 1 + ahead.size() < jobs.size()) {

@@ -284,26 +284,35 @@ bool outputs_match(const std::vector<at::Tensor>& reference, const std::vector<a
     return r.defined() && c.defined() && c.sizes() == r.sizes() && c.scalar_type() == r.scalar_type() &&
            c.device() == r.device() && r.layout() == at::kStrided && c.layout() == at::kStrided && !r.is_complex();
   };
-  // Samples first: one element past the bound in any output decides it.
+  // Flattened once, for the sample and the whole screen; left empty where the screen cannot judge
+  // (the comparison then says what it makes of the output).
+  std::vector<std::pair<at::Tensor, at::Tensor>> flat(reference.size());
   for (std::size_t i = 0; i < reference.size(); ++i) {
     if (!screenable(reference[i], candidate[i])) continue;
     try {
-      if (screen_sample(flat_real(reference[i]), flat_real(candidate[i]), tol) == Screened::fail) return false;
+      flat[i] = {flat_real(reference[i]), flat_real(candidate[i])};
+    } catch (const c10::Error&) {
+      flat[i] = {};
+    }
+  }
+  // Samples first: one element past the bound in any output decides it.
+  for (const auto& [r, c] : flat) {
+    if (!r.defined()) continue;
+    try {
+      if (screen_sample(r, c, tol) == Screened::fail) return false;
     } catch (const c10::Error&) {
       // left to the whole outputs' screen below
     }
   }
   bool sure = true;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const at::Tensor& r = reference[i];
-    const at::Tensor& c = candidate[i];
-    if (!screenable(r, c)) {
+  for (const auto& [r, c] : flat) {
+    if (!r.defined()) {
       sure = false;  // the comparison itself says what it makes of these
       continue;
     }
     Screened screened = Screened::unsure;
     try {
-      screened = screen_in_float32(flat_real(r), flat_real(c), tol).result;
+      screened = screen_in_float32(r, c, tol).result;
     } catch (const c10::Error&) {
       // left to the comparison, which makes a verdict of it
     }

@@ -5,7 +5,6 @@
 // input, and a second call on the same inputs. Under every protocol an output still being
 // written after the call's end, or wrong only because the call's work ran ahead of its inputs,
 // is unsynchronized_work (call_window.cpp).
-#include "core/sha256.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
@@ -153,11 +152,12 @@ void Judgement::flag_degenerate(const CorrectnessResult& result) {
     warn("non-discriminative distributions (a trivial output passes): " + join(trivial));
 }
 
-std::string Judgement::draw_key(const DistributionSpec& spec, const std::string& weights) const {
-  nlohmann::json key = {{"problem", job_.problem_path},
-                        {"problem_sha256", sha256_file(job_.problem_path)},
-                        {"hidden", job_.hidden_tests_path},
-                        {"hidden_sha256", job_.hidden_tests_path.empty() ? "" : sha256_file(job_.hidden_tests_path)},
+std::string Judgement::audit_key(const DistributionSpec& spec, const std::string& weights, const Tolerance& tol) const {
+  // The files' hashes as this evaluation took them at its start (the verdict's problem record).
+  const auto& problem = verdict_.problem;
+  return nlohmann::json{{"problem", problem.path},
+                        {"problem_sha256", problem.sha256},
+                        {"hidden_sha256", problem.hidden_tests ? problem.hidden_tests->sha256 : ""},
                         {"size", job_.size},
                         {"precision", std::string(precision_name(precision_))},
                         {"device", device_.str()},
@@ -166,17 +166,19 @@ std::string Judgement::draw_key(const DistributionSpec& spec, const std::string&
                         {"scale", spec.scale},
                         {"seed", spec.seed},
                         {"input_set", spec.input_set},
-                        {"weights", weights}};
-  return key.dump();
+                        {"weights", weights},
+                        {"atol", tol.atol},
+                        {"rtol", tol.rtol},
+                        {"nan_pattern", protocol_->nan_pattern_must_match}}
+      .dump();
 }
 
 std::string Judgement::audited_trivial_pass(const DistributionSpec& spec, const std::string& weights, const ArgList& inputs,
                                             const std::vector<at::Tensor>& ref, const Tolerance& tol) {
   // An informational audit of the problem: a failure of kbv's here costs the verdict nothing but
   // the audit (tests/worker/test_judge_fuzz.cpp keeps it from throwing).
-  std::string key;
   try {
-    key = nlohmann::json::array({draw_key(spec, weights), tol.atol, tol.rtol, protocol_->nan_pattern_must_match}).dump();
+    const std::string key = audit_key(spec, weights, tol);
     if (auto it = life_.trivial_passes.find(key); it != life_.trivial_passes.end()) return it->second;
     profile::Step step("correctness.trivial_pass.audit");  // the audit itself, not taken from an earlier candidate
     std::string passes = trivial_pass(ref, inputs, tol, protocol_->nan_pattern_must_match);

@@ -116,9 +116,9 @@ struct JudgeLife {
   std::uint32_t served = 0;  // evaluations begun in this process: the next one's sequence number
   std::string rehearsed;     // the work rehearsal.hpp last rehearsed (problem, size, precision, protocols)
   // The degenerate-problem audit (trivial_pass) of each draw already audited, by everything that
-  // decides the draw and its reference (Judgement::draw_key): the candidates of a batch share a
-  // secret, so each draw is the same for all of them and its audit, a property of the problem
-  // alone, is done once.
+  // decides it (Judgement::audit_key): a property of the problem and the draw alone, done once per
+  // draw. Standard's and verified's draws are the same for every candidate; strict's are each
+  // candidate's own (its secret), so those are never found here.
   std::map<std::string, std::string> trivial_passes;
   // What must go when the process ends on another thread's word (the watchdog's end_stuck): the
   // next candidate's runners, started ahead.
@@ -271,10 +271,10 @@ class Judgement {
   // `weights`: Model's parameters as built ("init") or as a reinit_params draw left them.
   std::string audited_trivial_pass(const DistributionSpec& spec, const std::string& weights, const ArgList& inputs,
                                    const std::vector<at::Tensor>& ref, const Tolerance& tol);
-  // What decides `spec`'s draw and its fp32 reference: the problem and hidden-test files' contents,
-  // the size, precision and device, the distribution and its seed, Model's weights (built from
-  // kbv's constant seed, then `weights`).
-  std::string draw_key(const DistributionSpec& spec, const std::string& weights) const;
+  // What decides the audit of `spec`'s draw: the problem and hidden-test files' contents, the
+  // size, precision and device, the distribution and its seed, Model's weights (built from kbv's
+  // constant seed, then `weights`), and the tolerance it is audited with.
+  std::string audit_key(const DistributionSpec& spec, const std::string& weights, const Tolerance& tol) const;
   Tolerance tolerance() const;
 
   // timing_phase.cpp

@@ -238,7 +238,6 @@ std::string waited_too_long(const std::string& device) {
 }
 
 // KBV_DEVICE_LOCK=0: no turns.
-
 bool device_locks_off() {
   const char* off = std::getenv("KBV_DEVICE_LOCK");
   return off && std::string(off) == "0";

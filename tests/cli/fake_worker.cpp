@@ -212,8 +212,11 @@ int main(int argc, char** argv) {
     served += (served.empty() ? "" : "+") + protocol;
     if (outcome != "correct" && outcome != "incorrect") break;
   }
+  // The turn ends when the device is said to be free: stamped before saying so, since kbv may hand
+  // the next judge its turn before this process runs again (a loaded machine).
+  const long long turn_end = steady_ns();
   if (d.count("released_exit")) send({{"event", "released"}});
-  log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(steady_ns()) +
+  log_line(job.device + " " + std::to_string(process_start) + " " + std::to_string(turn_start) + " " + std::to_string(turn_end) +
                " " + job.candidate_path + " " + served,
            "FAKE_WORKER_TURN_LOG");
   if (d.count("hang_after_verdict")) std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(d["hang_after_verdict"])));

@@ -9,7 +9,8 @@
 # model of level_<L>_problem_<id>_sample_<k>_kernel.py files), as the repository root does.
 # Options go to `kbv run` (default: --protocol standard,verified,strict). KBV (the kbv binary,
 # default build/bin/kbv or build-gpu/bin/kbv) and OUT (where the DB and the log go, default a
-# new folder under /tmp) may be set. Record the figures it prints in bench/RESULTS.md with the
+# new folder under /tmp) may be set; LIMIT (seconds) stops the run there as Ctrl-C would (its
+# verdicts so far are kept and counted). Record the figures it prints in bench/RESULTS.md with the
 # date and the machine.
 set -euo pipefail
 corpus="${1:?usage: bench/throughput.sh CORPUS [kbv run options...]}"
@@ -29,7 +30,9 @@ args=("$@")
 [[ " ${args[*]-} " == *" --protocol "* ]] || args+=(--protocol standard,verified,strict)
 
 start=$(date +%s.%N)
-"$kbv" run --problems "$corpus/problems" --runs "$corpus/runs" --db "$db" "${args[@]}" >"$out/run.log" 2>&1 || true
+limit=()
+[ -n "${LIMIT:-}" ] && limit=(timeout -s INT -k 30 "$LIMIT")
+"${limit[@]}" "$kbv" run --problems "$corpus/problems" --runs "$corpus/runs" --db "$db" "${args[@]}" >"$out/run.log" 2>&1 || true
 end=$(date +%s.%N)
 grep -E "^kbv run: (build phase|evaluation|[0-9]+ candidates)" "$out/run.log" || true
 

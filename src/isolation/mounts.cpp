@@ -110,6 +110,26 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
   std::vector<std::string> needed = spec.must_read;
   needed.push_back(spec.program);
   needed.insert(needed.end(), spec.writable.begin(), spec.writable.end());
+  // Each private folder, as the mount will see it (symlinks resolved), with what of it comes back.
+  for (const auto& d : spec.private_dirs) {
+    std::error_code ec;
+    if (d.empty() || d[0] != '/') continue;
+    const std::string dir = fs::weakly_canonical(d, ec).string();
+    if (ec || dir == "/" || dir == "/tmp" || under(dir, "/tmp")) continue;
+    MountPlan::Private priv{dir, {}};
+    bool whole = false;  // the folder itself is needed: it cannot be hidden
+    for (const auto& p : needed) {
+      if (p.empty() || p[0] != '/') continue;
+      const std::string path = fs::weakly_canonical(p, ec).string();
+      if (ec) continue;
+      if (path == dir || under(dir, path)) whole = true;
+      else if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
+        priv.children.push_back(path);
+    }
+    if (whole) continue;
+    std::stable_sort(priv.children.begin(), priv.children.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+    plan.privates.push_back(std::move(priv));
+  }
   for (const auto& p : needed) {
     if (p.empty() || p[0] != '/') continue;
     // The first ancestor the uid may not search gets a shadow; the child on the way is bound back.
@@ -184,6 +204,21 @@ int apply_private_mounts(const MountPlan& plan, bool& readonly) {
     ::close(fds[i]);
   }
   ::mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=1m");
+  // The private folders: empty but for what comes back (fds taken before the tmpfs hides them).
+  for (const auto& priv : plan.privates) {
+    std::size_t m = priv.children.size() < 64 ? priv.children.size() : 64;
+    for (std::size_t i = 0; i < m; ++i) {
+      fds[i] = ::open(priv.children[i].c_str(), O_PATH | O_CLOEXEC);
+      struct stat st {};
+      dirs[i] = fds[i] >= 0 && ::fstat(fds[i], &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (::mount("tmpfs", priv.dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m") != 0) return errno;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (fds[i] < 0) continue;
+      if (int e = bind_back(fds[i], priv.children[i].c_str(), dirs[i])) return e;
+      ::close(fds[i]);
+    }
+  }
 
   // Read-only everything, then writable again exactly the folders it may write: a mount flag
   // holds whatever the uid (chmod, chown and writes fail with EROFS).

@@ -5,6 +5,7 @@
 //   own install and nothing else of that folder (keys, histories, other users' files);
 // - a private /tmp and /run (the host's unix sockets are not there), with the folders it may
 //   write bound back in from the host;
+// - the spec's private folders (the build root) empty but for what it writes or reads there;
 // - everything read-only but those folders, its own /proc and its own /dev/shm.
 // The plan is computed before fork (it allocates); applying it makes system calls only.
 #include <cstdint>
@@ -25,6 +26,13 @@ struct MountPlan {
   // writable folders, the program and must-read paths under /tmp (as named and as resolved
   // through symlinks), bound back in
   std::vector<std::string> under_tmp;
+  // The spec's private folders outside /tmp (under it, the private /tmp already hides them), each
+  // with the paths beneath it that come back.
+  struct Private {
+    std::string dir;
+    std::vector<std::string> children;
+  };
+  std::vector<Private> privates;
   std::string tmp_options;              // for the private /tmp
 };
 

@@ -29,6 +29,10 @@ struct SandboxSpec {
   // unprivileged outer uid cannot, the sandbox keeps uid 0 inside its user namespace, with no
   // capabilities, and says so.
   std::vector<std::string> must_read;
+  // Folders the sandbox sees only its own part of: an empty tmpfs over each, with its writable
+  // folders and must-read paths beneath bound back. The build root: another sandbox's entry is
+  // not there, even one its owner opened to all while both run.
+  std::vector<std::string> private_dirs;
   std::string working_dir;                      // chdir before exec
   SandboxLimits limits;
   // Off switches for machines or tests where a mechanism must not be used; what was in force is

@@ -83,6 +83,9 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.argv = {spec.program};
   spec.env = sandbox_environment(tmp_dir);
   spec.writable = {cache.dir, tmp_dir};
+  // Of the build root it sees its own entry (and the torch PCH, when it may read it) alone:
+  // another candidate's entry, even one opened to all by its sandbox, is not there.
+  spec.private_dirs = {fs::path(cache.dir).parent_path().string()};
   spec.working_dir = tmp_dir;
   spec.limits.memory_bytes = job.sandbox_memory_bytes;
   spec.limits.max_processes = job.sandbox_max_processes;

@@ -244,6 +244,47 @@ TEST(Isolation, ItsProgramUnderTmpIsNotHiddenByItsOwnTmp) {
   }
 }
 
+// The build root: a sandbox sees its own entry and what it must read there (the torch PCH), not
+// another entry, even one opened to all while both run. Outside /tmp, whose privacy would hide it
+// anyway. The control run, without the private folder, reads the other entry.
+TEST(Isolation, OfAPrivateFolderItSeesOnlyItsOwnPart) {
+  const fs::path root = fs::absolute("kbv-private-root-" + std::to_string(::getpid()));
+  struct RemoveTree {
+    fs::path p;
+    ~RemoveTree() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } remove_root{root};
+  fs::create_directories(root / "own");
+  fs::create_directories(root / "pch");
+  fs::create_directories(root / "someone-else");
+  fs::permissions(root, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(root / "own", fs::perms::all);
+  std::ofstream(root / "pch" / "header.gch") << "pch-bytes\n";
+  std::ofstream(root / "someone-else" / "note") << "other-note\n";
+  const std::string script = "ls " + root.string() + "; cat " + (root / "pch" / "header.gch").string() + "; cat " +
+                             (root / "someone-else" / "note").string() + " 2>/dev/null || echo unreadable; echo x > " +
+                             (root / "own" / "f").string() + " && echo wrote-own";
+  auto spec = shell(script);
+  spec.writable.push_back((root / "own").string());
+  spec.must_read.push_back((root / "pch").string());
+
+  SandboxRun open = run(spec);
+  EXPECT_NE(open.out.find("other-note"), std::string::npos) << "control: " << open.out;
+  fs::remove(root / "own" / "f");
+
+  spec.private_dirs = {root.string()};
+  SandboxRun r = run(spec);
+  if (!r.report.mount_namespace) GTEST_SKIP() << "no mount namespace here";
+  EXPECT_NE(r.out.find("pch-bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("wrote-own"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(root / "own" / "f"));
+  EXPECT_NE(r.out.find("unreadable"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("other-note"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("other\n"), std::string::npos) << "listed: " << r.out;
+}
+
 // A process that traces the sandbox's first one (PTRACE_O_TRACEEXIT) holds it, once killed, at
 // the start of its exit: the PID namespace is never torn down and everything in it lives on.
 // No process in the sandbox may trace at all.

@@ -126,12 +126,13 @@ if [[ " $STEPS " == *" attacks "* ]]; then
   echo "== attacks"
   A="$OUT/attacks"; mkdir -p "$A/suite/level1" "$A/runs/attacks"
   cp examples/problems/level1/19_ReLU.py "$A/suite/level1/"
-  cp examples/attacks/_attack_common.py "$A/runs/attacks/"
-  i=0
+  # Bundled with their helper (examples/attacks/bundle.py): the sandbox sees the candidate file alone.
+  i=0; pairs=()
   for f in examples/attacks/[a-z]*.py examples/candidates/relu_cuda.py; do
-    cp "$f" "$A/runs/attacks/level_1_problem_19_sample_${i}_kernel.py"; echo "$i $(basename "$f")" >> "$A/samples.txt"; i=$((i+1))
+    [ "$(basename "$f")" = bundle.py ] && continue
+    pairs+=("$f:$A/runs/attacks/level_1_problem_19_sample_${i}_kernel.py"); echo "$i $(basename "$f")" >> "$A/samples.txt"; i=$((i+1))
   done
-  echo 1 > "$A/runs/attacks/connect_port.txt"
+  "$PY" examples/attacks/bundle.py --set connect_port=1 "${pairs[@]}"
   OPENAI_API_KEY=kbv-secret-marker-gpu "$BUILD/bin/kbv" run --problems "$A/suite" --runs "$A/runs" --db "$A/kbv.db" \
     --protocol strict --time-budget 1 --run-timeout 30 --sandbox-memory 8 --jobs 16 --build-dir /tmp/kbv-builds >"$A/run.log" 2>&1
   echo "kbv run exit $?"
@@ -153,10 +154,9 @@ if [[ " $STEPS " == *" split "* ]]; then
     --time-budget "${KBV_SPLIT_BUDGET:-1}" --run-timeout 120 --jobs 16 --build-dir /tmp/kbv-builds >"$S/run.log" 2>&1
   echo "kbv run exit $? after $(( $(date +%s) - start )) s"; grep -v "^\[" "$S/run.log" | tail -8
   echo "== split: attacks (strict)"
-  cp examples/attacks/_attack_common.py "$S/attacks/attacks/"
-  j=0; for a in forged_verdict kill_parent malformed_messages fork_children read_secrets network_connect write_outside db_rewrite build_cache_overwrite reference_patched late_verdict_escaped; do
-    cp "examples/attacks/$a.py" "$S/attacks/attacks/level_1_problem_19_sample_${j}_kernel.py"; echo "attacks 19 $j $a" >> "$S/samples.txt"; j=$((j+1)); done
-  echo 1 > "$S/attacks/attacks/connect_port.txt"
+  j=0; pairs=(); for a in forged_verdict kill_parent malformed_messages fork_children read_secrets network_connect write_outside db_rewrite build_cache_overwrite reference_patched late_verdict_escaped; do
+    pairs+=("examples/attacks/$a.py:$S/attacks/attacks/level_1_problem_19_sample_${j}_kernel.py"); echo "attacks 19 $j $a" >> "$S/samples.txt"; j=$((j+1)); done
+  "$PY" examples/attacks/bundle.py --set connect_port=1 "${pairs[@]}"
   start=$(date +%s)
   OPENAI_API_KEY=kbv-secret-marker-gpu "$BUILD/bin/kbv" run --problems "$S/suite" --runs "$S/attacks" --db "$S/attacks.db" \
     --protocol strict --time-budget 0.5 --run-timeout 60 --jobs 16 --build-dir /tmp/kbv-builds >"$S/attacks_run.log" 2>&1

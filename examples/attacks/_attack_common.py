@@ -1,5 +1,8 @@
 """Shared helpers of the attack candidates (not a candidate itself: no ModelNew).
 
+Attacks import it as `_attack_common`; kbv's sandbox sees the candidate file alone, so the
+tests and scripts/gpu_check.sh run them bundled with it (bundle.py).
+
 Every attack here is written as a candidate that has read kbv's source and wants a good verdict
 for a wrong kernel: it returns zeros (wrong for ReLU on any input with a positive value) and
 tries, through one route, to make kbv say `correct` anyway, or to hurt other candidates. Each
@@ -9,6 +12,15 @@ output_tail.
 import os
 import socket
 import struct
+
+
+# What a harness tells the attacks (bundle.py --set): e.g. the port of its own listener.
+SETTINGS = {}
+
+
+def setting(name):
+    """A harness's setting; KeyError when it gave none."""
+    return SETTINGS[name]
 
 
 def report(name, text):

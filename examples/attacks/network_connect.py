@@ -1,6 +1,6 @@
 """Attack: talk to the network (examples/problems/level1/19_ReLU.py).
 
-Connects to 127.0.0.1 on the port written in `connect_port.txt` next to this file (the test's
+Connects to 127.0.0.1 on the port its harness gave (`bundle.py --set connect_port=N`: the test's
 own listener; no other address is ever tried) and sends "kbv-attack-leak". Computes a correct
 ReLU, so only the connection is wrong.
 kbv must conclude: the listener never hears from it (the sandbox has no network).
@@ -13,13 +13,13 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _attack_common import report  # noqa: E402
+from _attack_common import report, setting  # noqa: E402
 
 
 def _leak():
     try:
-        port = int(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "connect_port.txt")).read())
-    except (OSError, ValueError):
+        port = int(setting("connect_port"))
+    except (KeyError, ValueError):
         report("network_connect", "no port file")
         return
     try:

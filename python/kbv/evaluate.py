@@ -80,19 +80,18 @@ def staging_root() -> str:
 class Staging:
     """A temporary folder for the source text of one call or one batch, removed on close.
 
-    The sandbox reads the candidate (and its folder) under a uid of its own: each candidate gets
-    a folder of its own, readable, inside a folder others may only traverse; problems and
-    hidden-test files stay private to the caller (only the judge, which runs as the caller,
-    reads them)."""
+    Only the caller (and kbv's judge, which runs as the caller) reads it: the sandbox imports a
+    copy of its candidate that the judge makes in the sandbox's own tmp, so no sandbox can read
+    another completion of the batch, or a verdict written here."""
 
     def __init__(self) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kbv-py-", dir=staging_root())
         self.folder = Path(self._tmp.name)
-        self.folder.chmod(0o711)
+        self.folder.chmod(0o700)
         self._count = 0
         self._lock = threading.Lock()
 
-    def path_of(self, value: Union[File, Text, Completion], name: str, *, shared: bool) -> str:
+    def path_of(self, value: Union[File, Text, Completion], name: str) -> str:
         """A path for kbv: the file's own path, or the source written to a fresh folder."""
         code = source_code(value)
         if code is None:
@@ -100,11 +99,12 @@ class Staging:
         with self._lock:
             self._count += 1
             folder = self.folder / f"{self._count}"
-        folder.mkdir()
-        folder.chmod(0o755 if shared else 0o700)
+        folder.mkdir(mode=0o700)
+        folder.chmod(0o700)
         path = folder / name
-        path.write_text(code, encoding="utf-8", errors="surrogateescape")
-        path.chmod(0o644 if shared else 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(code)
         return str(path)
 
     def close(self) -> None:
@@ -370,9 +370,9 @@ def evaluate_with(o: EvalOptions, problem: Source, candidate: Source) -> Verdict
     binary = find_kbv(o.kbv_path)
     staging = Staging()
     try:
-        problem_path = staging.path_of(problem_src, "problem.py", shared=False)
-        candidate_path = staging.path_of(candidate_src, "candidate.py", shared=True)
-        hidden_path = None if hidden_src is None else staging.path_of(hidden_src, "hidden.py", shared=False)
+        problem_path = staging.path_of(problem_src, "problem.py")
+        candidate_path = staging.path_of(candidate_src, "candidate.py")
+        hidden_path = None if hidden_src is None else staging.path_of(hidden_src, "hidden.py")
         return run_one(binary, problem_path, candidate_path, hidden_path,
                        str(staging.folder / "verdict.json"), o)
     finally:

@@ -230,7 +230,7 @@ class Session:
             slot = slots.get()
             started = time.monotonic()
             try:
-                paths = [staging.path_of(candidates[i], "candidate.py", shared=True) for i in indices]
+                paths = [staging.path_of(candidates[i], "candidate.py") for i in indices]
                 if len(indices) == 1:  # a plain kbv eval
                     try:
                         results = [run_one(binary, problem_path, paths[0], hidden_path,
@@ -258,12 +258,12 @@ class Session:
 
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kbv")
         try:
-            hidden_path = None if hidden is None else staging.path_of(hidden, "hidden.py", shared=False)
+            hidden_path = None if hidden is None else staging.path_of(hidden, "hidden.py")
             chunks: "List[Tuple[List[int], concurrent.futures.Future]]" = []
             first_of: "dict[int, int]" = {}  # a repeated candidate -> its first item in the group
             latest: "dict[str, concurrent.futures.Future]" = {}  # code -> the chunk that last had it
             for group in groups:  # group by group: each group's chunks keep one judge warm each
-                problem_path = staging.path_of(group.problem, "problem.py", shared=False)
+                problem_path = staging.path_of(group.problem, "problem.py")
                 seen: "dict[str, int]" = {}
                 unique: List[int] = []
                 for index in group.indices:

@@ -430,6 +430,10 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   if (!report.pid_namespace) report.warnings.push_back("no PID namespace: processes that leave the process group survive the sandbox");
   if (!st.net_ns) report.warnings.push_back("no network namespace: the candidate can open network connections");
   if (!st.own_shm && st.mount_ns) report.warnings.push_back("/dev/shm is shared with the host");
+  // The private /tmp, /run and folders (the build root, the candidate's folder) come with the
+  // read-only step: without it other candidates' files are as visible as the host makes them.
+  if ((!st.mount_ns || !spec.use_readonly_mounts) && !spec.keep_uid)
+    report.warnings.push_back("no private /tmp or build root: other candidates' files are as readable as their permissions make them");
   out.cgroup = cgroup.path;
   return out;
 }

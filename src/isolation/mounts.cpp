@@ -111,18 +111,19 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
   needed.push_back(spec.program);
   needed.insert(needed.end(), spec.writable.begin(), spec.writable.end());
   // Each private folder, as the mount will see it (symlinks resolved), with what of it comes back.
+  // A needed folder above it is no reason to skip it: the tmpfs hides only what lies beneath.
   for (const auto& d : spec.private_dirs) {
     std::error_code ec;
     if (d.empty() || d[0] != '/') continue;
     const std::string dir = fs::weakly_canonical(d, ec).string();
-    if (ec || dir == "/" || dir == "/tmp" || under(dir, "/tmp")) continue;
+    if (ec || dir == "/" || dir == "/tmp") continue;
     MountPlan::Private priv{dir, {}};
     bool whole = false;  // the folder itself is needed: it cannot be hidden
     for (const auto& p : needed) {
       if (p.empty() || p[0] != '/') continue;
       const std::string path = fs::weakly_canonical(p, ec).string();
       if (ec) continue;
-      if (path == dir || under(dir, path)) whole = true;
+      if (path == dir) whole = true;
       else if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
         priv.children.push_back(path);
     }
@@ -130,6 +131,8 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
     std::stable_sort(priv.children.begin(), priv.children.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
     plan.privates.push_back(std::move(priv));
   }
+  std::stable_sort(plan.privates.begin(), plan.privates.end(),
+                   [](const MountPlan::Private& a, const MountPlan::Private& b) { return a.dir.size() < b.dir.size(); });
   for (const auto& p : needed) {
     if (p.empty() || p[0] != '/') continue;
     // The first ancestor the uid may not search gets a shadow; the child on the way is bound back.
@@ -206,6 +209,9 @@ int apply_private_mounts(const MountPlan& plan, bool& readonly) {
   ::mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=1m");
   // The private folders: empty but for what comes back (fds taken before the tmpfs hides them).
   for (const auto& priv : plan.privates) {
+    // Under /tmp, one that nothing bound back reaches is not there at all: hidden already.
+    struct stat there {};
+    if (::stat(priv.dir.c_str(), &there) != 0) continue;
     std::size_t m = priv.children.size() < 64 ? priv.children.size() : 64;
     for (std::size_t i = 0; i < m; ++i) {
       fds[i] = ::open(priv.children[i].c_str(), O_PATH | O_CLOEXEC);

@@ -26,8 +26,8 @@ struct MountPlan {
   // writable folders, the program and must-read paths under /tmp (as named and as resolved
   // through symlinks), bound back in
   std::vector<std::string> under_tmp;
-  // The spec's private folders outside /tmp (under it, the private /tmp already hides them), each
-  // with the paths beneath it that come back.
+  // The spec's private folders (outermost first), each with the paths beneath it that come back;
+  // under /tmp they apply after the private /tmp's own bind-backs, which may have brought them.
   struct Private {
     std::string dir;
     std::vector<std::string> children;

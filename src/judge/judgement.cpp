@@ -114,14 +114,17 @@ void Judgement::start_runners(bool ahead) {
   started_ahead_ = started_ahead_ || ahead;
   if (job_.candidate_path.empty()) return;  // kbv audit: the problem alone
   try {
-    std::string hash = sha256_file(job_.candidate_path);
-    fs::path root = job_.build_root.empty() ? fs::temp_directory_path() / "kbv-build" : fs::path(job_.build_root);
-    cache_ = build_cache_entry(root.string(), hash);
-    build_cache_create(cache_);  // the sandbox's writable folder must exist when it starts
     char tmpl[] = "/tmp/kbv-sandbox-XXXXXX";
     std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
     if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
     sandbox_tmp_ = tmp;
+    // The sandbox imports its own copy, made here: the folder the candidate came from (other
+    // candidates, their verdicts) is never among what it must read. The hash is the copy's.
+    const std::string own_copy = copy_candidate_into(job_.candidate_path, tmp);
+    std::string hash = sha256_file(own_copy);
+    fs::path root = job_.build_root.empty() ? fs::temp_directory_path() / "kbv-build" : fs::path(job_.build_root);
+    cache_ = build_cache_entry(root.string(), hash);
+    build_cache_create(cache_);  // the sandbox's writable folder must exist when it starts
     isolation::SandboxSpec spec = candidate_sandbox_spec(job_, cache_, tmp, sequence_);
     std::uint32_t uid = isolation::resolve_outer_uid(spec);
     spec.outer_uid = uid;
@@ -144,7 +147,7 @@ void Judgement::start_runners(bool ahead) {
                       {"device", job_.device},
                       {"precision", job_.precision},
                       {"tf32", protocol_tf32()},
-                      {"candidate", {{"path", fs::absolute(job_.candidate_path).string()}, {"module", "kbv_candidate"}}},
+                      {"candidate", {{"path", own_copy}, {"module", "kbv_candidate"}}},
                       {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", device_free ? job_.build_cuda_arch : ""}, {"torch_pch", pch},
                                  {"lean_prelude", lean_prelude_wanted()}}},
                       {"build_only", job_.build_only},

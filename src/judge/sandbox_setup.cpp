@@ -76,6 +76,17 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
   return env;
 }
 
+std::string copy_candidate_into(const std::string& candidate_path, const std::string& tmp_dir) {
+  const fs::path dir = fs::path(tmp_dir) / "kbv-candidate";
+  fs::create_directory(dir);
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const fs::path name = fs::path(candidate_path).filename();
+  const fs::path copy = dir / (name.empty() ? fs::path("candidate.py") : name);
+  fs::copy_file(candidate_path, copy, fs::copy_options::overwrite_existing);
+  fs::permissions(copy, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  return copy.string();
+}
+
 isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir,
                                               std::uint32_t sequence) {
   isolation::SandboxSpec spec;
@@ -86,6 +97,7 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // Of the build root it sees its own entry (and the torch PCH, when it may read it) alone:
   // another candidate's entry, even one opened to all by its sandbox, is not there.
   spec.private_dirs = {fs::path(cache.dir).parent_path().string()};
+
   spec.working_dir = tmp_dir;
   spec.limits.memory_bytes = job.sandbox_memory_bytes;
   spec.limits.max_processes = job.sandbox_max_processes;
@@ -95,9 +107,21 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.use_readonly_mounts = !off("KBV_SANDBOX_READONLY");
   spec.drop_capabilities = !off("KBV_SANDBOX_CAPS");
   spec.outer_uid = static_cast<std::uint32_t>(sandbox_uid(sequence));
-  // What the sandbox reads to start: its Python's packages and the candidate.
-  spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME, job.candidate_path, fs::path(job.candidate_path).parent_path().string()};
+  // What the sandbox reads to start: its Python's packages. The candidate it imports is its own
+  // copy in its tmp (copy_candidate_into).
+  spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
+  // Nor the folder the candidate came from (a run's other samples, a batch's other completions,
+  // their verdicts), unless kbv or its Python live beneath it (a candidate beside a checkout):
+  // hiding that could hide what they need and no list names, so its own permissions decide.
+  if (!job.candidate_path.empty()) {
+    const std::string from = fs::absolute(job.candidate_path).parent_path().lexically_normal().string();
+    auto beneath = [&](const std::string& p) {
+      const std::string q = fs::path(p).lexically_normal().string();
+      return q == from || (q.size() > from.size() && q.compare(0, from.size(), from) == 0 && q[from.size()] == '/');
+    };
+    if (!beneath(spec.program) && std::none_of(spec.must_read.begin(), spec.must_read.end(), beneath)) spec.private_dirs.push_back(from);
+  }
   if (device_free_build(job)) {
     // No GPU to see, and (Landlock) none to open should the candidate's import set the variable
     // back: a build beside an evaluation must not become a tenant of its device.

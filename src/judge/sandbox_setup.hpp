@@ -28,6 +28,10 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
 
 // KBV_SANDBOX_NAMESPACES=0 / KBV_SANDBOX_LANDLOCK=0 / KBV_SANDBOX_CGROUP=0 turn a mechanism off
 // (to see what a machine without it gets); the verdict's `isolation` says what was in force.
+// A read-only copy of the candidate file in the sandbox's private tmp (<tmp>/kbv-candidate/<its
+// name>), which is what the sandbox imports; returns its path.
+std::string copy_candidate_into(const std::string& candidate_path, const std::string& tmp_dir);
+
 isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildCacheEntry& cache, const std::string& tmp_dir,
                                               std::uint32_t sequence);
 isolation::SandboxSpec twin_spec();

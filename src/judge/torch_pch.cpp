@@ -49,7 +49,11 @@ def make(root):
     start = time.monotonic()
     gch_dir = os.path.join(root, "torch", "extension.h.gch")
     os.makedirs(gch_dir, mode=0o755, exist_ok=True)
-    with open(os.path.join(root, ".lock"), "w") as lock:
+    # The lock is kbv's alone (0600): sandboxes read this folder, and one that could open the
+    # lock could hold it and stall every maker after it.
+    fd = os.open(os.path.join(root, ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one maker at a time; the next finds the work done
         # The header beside its .gch folder (a link to torch's): g++ records the PCH's header at
         # this path, and a second #include of it (a candidate's own, after load_inline's) must

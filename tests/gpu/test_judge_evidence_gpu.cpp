@@ -35,7 +35,7 @@ TEST(GpuJudgeEvidence, StarvingTheJudgeOfDeviceMemoryIsTheCandidatesOutcome) {
 }
 
 TEST(GpuJudgeEvidence, ARelaysZeroMemoryIsNotTheFigure) {
-  auto r = eval_gpu(kAttacks + "relay_forges_answers.py", "strict");
+  auto r = eval_gpu(testing::bundled_attack("relay_forges_answers"), "strict");
   ASSERT_TRUE(r.verdict.is_object()) << r.context();
   EXPECT_FALSE(r.verdict["custom_kernel"].get<bool>()) << r.context();
   EXPECT_TRUE(all_flags(r).count("sandbox_account_differs")) << r.context();

@@ -36,7 +36,8 @@ const std::vector<std::string> kWrongKernels = {
     "deadline_extension", "malformed_messages", "kill_parent", "fork_children", "big_file", "memory_hog",
     // Found by the red team (docstrings say how each worked before its fix):
     "identity_in_timing", "relay_answers_on_arrival", "relay_prequeued_replies", "kill_process_group",
-    "shrink_shared_memory", "malformed_descriptor", "library_link_to_device", "build_log_fifo", "library_hard_links"};
+    "shrink_shared_memory", "malformed_descriptor", "library_link_to_device", "build_log_fifo", "library_hard_links",
+    "copy_sibling"};
 const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside", "write_proc_and_dev",
                                                 "unix_socket_out", "survive_evaluation", "process_limit",
                                                 "disk_leftovers", "build_log_link", "ptrace_exit_stop",
@@ -118,17 +119,24 @@ class Attacks : public ::testing::Test {
     fs::copy_file(testing::example_problem("40_Linear_ReLU.py"), root_ / "suite/level1/40_Linear_ReLU.py");
     fs::path runs = root_ / "runs" / "attacks";
     fs::create_directories(runs);
-    fs::copy_file(kAttacks + "_attack_common.py", runs / "_attack_common.py");
+    // The attacks travel bundled with their helper and the listeners' addresses (bundle.py): the
+    // sandbox imports a copy of the candidate file alone.
+    unix_listener_ = std::make_unique<UnixListener>((root_ / "host.sock").string());
+    ProcessSpec bundle;
+    bundle.argv = {"python3", kAttacks + "bundle.py", "--set", "connect_port=" + std::to_string(listener_.port), "--set",
+                   "unix_socket_path=" + unix_listener_->path, "--set", "candidates_dir=" + runs.string()};
     int sample = 0;
     for (const auto& list : {kWrongKernels, kRightKernels})
       for (const auto& name : list) {
-        fs::copy_file(kAttacks + name + ".py", runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"));
+        bundle.argv.push_back(kAttacks + name + ".py:" + (runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py")).string());
         sample_of_[name] = sample++;
       }
     for (const auto& name : kWrongLinearKernels) {
-      fs::copy_file(kAttacks + name + ".py", runs / ("level_1_problem_40_sample_" + std::to_string(sample) + "_kernel.py"));
+      bundle.argv.push_back(kAttacks + name + ".py:" + (runs / ("level_1_problem_40_sample_" + std::to_string(sample) + "_kernel.py")).string());
       sample_of_[name] = sample++;
     }
+    ProcessResult bundled = run_process(bundle, Clock::now() + std::chrono::seconds(120));
+    ASSERT_TRUE(bundled.exited && bundled.exit_code == 0) << bundled.describe() << bundled.output_head;
     // Honest candidates in the same batch: a C++ extension (built into the shared cache the
     // overwrite attack goes after) and plain PyTorch.
     fs::copy_file(testing::kSource + "/examples/hacks/honest_shape_specialised.py",
@@ -137,9 +145,6 @@ class Attacks : public ::testing::Test {
     std::ofstream(runs / ("level_1_problem_19_sample_" + std::to_string(sample) + "_kernel.py"))
         << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
     sample_of_["honest_torch"] = sample++;
-    std::ofstream(runs / "connect_port.txt") << listener_.port;
-    unix_listener_ = std::make_unique<UnixListener>((root_ / "host.sock").string());
-    std::ofstream(runs / "unix_socket_path.txt") << unix_listener_->path;
 
     ProcessSpec spec;
     spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root_ / "suite").string(), "--runs", (root_ / "runs").string(),

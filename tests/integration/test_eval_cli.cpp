@@ -63,6 +63,33 @@ TEST(EvalCli, ShapeShortcutPassesStandardButFailsVerifiedOnD4) {
   EXPECT_EQ(status["D4_neg"], "fail");
 }
 
+// examples/attacks/copy_sibling.py takes the ModelNew of another candidate beside it. Its folder
+// outside /tmp (the test's working folder: the sandbox's tmpfs over the candidate's folder) and
+// under /tmp (its private /tmp): it finds no other candidate, and its zeros are incorrect. The
+// sibling itself, judged, is correct.
+TEST(EvalCli, ACandidateCannotReadTheCandidatesBesideIt) {
+  const std::string pid = std::to_string(::getpid());
+  for (const std::filesystem::path& dir : {std::filesystem::absolute("kbv-siblings-" + pid), std::filesystem::temp_directory_path() / ("kbv-siblings-" + pid)}) {
+    SCOPED_TRACE(dir.string());
+    std::filesystem::create_directories(dir / "2");
+    std::filesystem::permissions(dir, std::filesystem::perms::all);
+    std::ofstream(dir / "2" / "candidate.py") << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"
+                                                  "    def forward(self, x):\n        return torch.relu(x)\n";
+    ProcessSpec bundle;
+    bundle.argv = {"python3", testing::kSource + "/examples/attacks/bundle.py", "--set", "candidates_dir=" + dir.string(),
+                   testing::kSource + "/examples/attacks/copy_sibling.py:" + (dir / "1.py").string()};
+    ProcessResult b = run_process(bundle, Clock::now() + std::chrono::seconds(60));
+    ASSERT_TRUE(b.exited && b.exit_code == 0) << b.output_head;
+    auto copycat = run_kbv({kRelu, (dir / "1.py").string(), "--protocol", "standard"});
+    EXPECT_EQ(outcome(copycat), "incorrect") << context(copycat);
+    EXPECT_EQ(copycat.verdict.dump().find("TOOK"), std::string::npos) << context(copycat);
+    EXPECT_NE(copycat.verdict.dump().find("files in"), std::string::npos) << "the attack ran and looked: " << context(copycat);
+    auto sibling = run_kbv({kRelu, (dir / "2" / "candidate.py").string(), "--protocol", "standard"});
+    EXPECT_EQ(outcome(sibling), "correct") << context(sibling);
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST(EvalCli, WrongCandidateIsIncorrectWithErrors) {
   auto r = run_kbv({kRelu, candidate("relu_wrong_cpu.py")});
   ASSERT_EQ(outcome(r), "incorrect") << context(r);

@@ -20,7 +20,6 @@ namespace {
 using testing::CliResult;
 
 const std::string kHacks = testing::kSource + "/examples/hacks/";
-const std::string kAttacks = testing::kSource + "/examples/attacks/";
 const std::string kRelu = testing::example_problem("19_ReLU.py");
 const std::string kLogProblem = testing::fixture("evidence/log_with_one_zero.py");
 
@@ -48,7 +47,7 @@ TEST(JudgeEvidence, OneInfinityInTheReferenceIsTheCandidatesVerdictNotKbvs) {
 TEST(JudgeEvidence, ARelaysForgedExtensionIsNotACustomKernel) {
   for (const std::string protocol : {"standard", "strict"}) {
     SCOPED_TRACE(protocol);
-    auto r = eval(kRelu, kAttacks + "relay_forges_answers.py", protocol);
+    auto r = eval(kRelu, testing::bundled_attack("relay_forges_answers"), protocol);
     ASSERT_TRUE(r.verdict.is_object()) << r.context();
     // The forged extension is in the sandbox's account (build.extensions), not in the figure.
     EXPECT_FALSE(r.verdict["custom_kernel"].get<bool>()) << r.context();
@@ -66,7 +65,7 @@ TEST(JudgeEvidence, AnHonestExtensionIsStillACustomKernel) {
 }
 
 TEST(JudgeEvidence, AnAnswerWithAnotherRequestsTokenIsAProtocolViolation) {
-  auto r = eval(kRelu, kAttacks + "relay_stale_token.py", "standard");
+  auto r = eval(kRelu, testing::bundled_attack("relay_stale_token"), "standard");
   EXPECT_EQ(r.outcome(), "protocol_violation") << r.context();
   EXPECT_NE(r.reason().find("token"), std::string::npos) << r.context();
 }

@@ -514,6 +514,9 @@ TEST(Isolation, AMissingMechanismIsReportedNotSilent) {
   bool says_network = false;
   for (const auto& w : r.report.warnings) says_network = says_network || w.find("network") != std::string::npos;
   EXPECT_TRUE(says_network);
+  bool says_private = false;
+  for (const auto& w : r.report.warnings) says_private = says_private || w.find("no private /tmp") != std::string::npos;
+  EXPECT_TRUE(says_private) << "other candidates' files are visible: said";
 }
 
 TEST(Isolation, AProgramThatCannotStartIsAnError) {

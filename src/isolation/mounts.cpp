@@ -128,6 +128,14 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
         priv.children.push_back(path);
     }
     if (whole) continue;
+    for (const auto& k : spec.private_keep) {
+      if (k.empty() || k[0] != '/') continue;
+      const std::string path = fs::weakly_canonical(k, ec).string();
+      if (ec || !fs::exists(path, ec)) continue;
+      if (path == dir || under(dir, path)) continue;  // a tool folder above it: nothing to bring back
+      if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
+        priv.children.push_back(path);
+    }
     std::stable_sort(priv.children.begin(), priv.children.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
     plan.privates.push_back(std::move(priv));
   }

@@ -33,6 +33,9 @@ struct SandboxSpec {
   // folders and must-read paths beneath bound back. The build root: another sandbox's entry is
   // not there, even one its owner opened to all while both run.
   std::vector<std::string> private_dirs;
+  // Paths it may need without reading them at start (its PATH's tools, CUDA_HOME...): when one
+  // lies beneath a private folder, it comes back too. They never widen anything else.
+  std::vector<std::string> private_keep;
   std::string working_dir;                      // chdir before exec
   SandboxLimits limits;
   // Off switches for machines or tests where a mechanism must not be used; what was in force is

@@ -480,7 +480,10 @@ bool Judgement::shared_stages() {
     });
   const bool audit = job_.candidate_path.empty();
   if (!audit) {
-    verdict_.candidate.sha256 = guarded(Outcome::compile_error, "candidate file", [&] { return sha256_file(job_.candidate_path); });
+    verdict_.candidate.sha256 = guarded(Outcome::compile_error, "candidate file", [&] {
+      check_candidate_file(job_.candidate_path);
+      return sha256_file(job_.candidate_path);
+    });
     if (runner_start_error_) throw Ending{Outcome::internal_error, "kbv could not start the candidate's sandbox: " + *runner_start_error_};
   }
   if (job_.build_only) {

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
+#include "core/cache_dir.hpp"
 #include "core/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -76,12 +78,22 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
   return env;
 }
 
+constexpr std::uintmax_t kMaxCandidateBytes = 16u << 20;
+
+void check_candidate_file(const std::string& candidate_path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(candidate_path, ec)) throw std::runtime_error("'" + candidate_path + "' is not a regular file");
+  if (fs::file_size(candidate_path, ec) > kMaxCandidateBytes)
+    throw std::runtime_error("'" + candidate_path + "' is larger than " + std::to_string(kMaxCandidateBytes >> 20) + " MiB");
+}
+
 std::string copy_candidate_into(const std::string& candidate_path, const std::string& tmp_dir) {
   const fs::path dir = fs::path(tmp_dir) / "kbv-candidate";
   fs::create_directory(dir);
   fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
   const fs::path name = fs::path(candidate_path).filename();
   const fs::path copy = dir / (name.empty() ? fs::path("candidate.py") : name);
+  check_candidate_file(candidate_path);
   fs::copy_file(candidate_path, copy, fs::copy_options::overwrite_existing);
   fs::permissions(copy, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   return copy.string();
@@ -111,16 +123,19 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // copy in its tmp (copy_candidate_into).
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
-  // Nor the folder the candidate came from (a run's other samples, a batch's other completions,
-  // their verdicts), unless kbv or its Python live beneath it (a candidate beside a checkout):
-  // hiding that could hide what they need and no list names, so its own permissions decide.
-  if (!job.candidate_path.empty()) {
-    const std::string from = fs::absolute(job.candidate_path).parent_path().lexically_normal().string();
-    auto beneath = [&](const std::string& p) {
-      const std::string q = fs::path(p).lexically_normal().string();
-      return q == from || (q.size() > from.size() && q.compare(0, from.size(), from) == 0 && q[from.size()] == '/');
-    };
-    if (!beneath(spec.program) && std::none_of(spec.must_read.begin(), spec.must_read.end(), beneath)) spec.private_dirs.push_back(from);
+  // Nor the folder the candidate came from, its batch's (kbv run's runs folder) or kbv's cache
+  // (the Python API's staging, other runs' builds): no candidate reads another, or its verdict.
+  // What the sandbox needs beneath them comes back, and so do the folders its environment names
+  // (its tools: PATH, CUDA_HOME...).
+  spec.private_dirs.push_back(default_cache_dir());
+  if (!job.candidate_path.empty()) spec.private_dirs.push_back(fs::absolute(job.candidate_path).parent_path().string());
+  if (!job.candidates_root.empty()) spec.private_dirs.push_back(job.candidates_root);
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "KBV_PYTHONPATH", "CUDA_HOME", "CUDA_PATH"}) {
+    auto it = spec.env.find(name);
+    if (it == spec.env.end()) continue;
+    std::stringstream parts(it->second);
+    for (std::string part; std::getline(parts, part, ':');)
+      if (!part.empty()) spec.private_keep.push_back(part);
   }
   if (device_free_build(job)) {
     // No GPU to see, and (Landlock) none to open should the candidate's import set the variable

@@ -28,6 +28,10 @@ std::map<std::string, std::string> sandbox_environment(const std::string& tmp_di
 
 // KBV_SANDBOX_NAMESPACES=0 / KBV_SANDBOX_LANDLOCK=0 / KBV_SANDBOX_CGROUP=0 turn a mechanism off
 // (to see what a machine without it gets); the verdict's `isolation` says what was in force.
+// A candidate is a source file, of a source file's size (16 MiB at most): not a FIFO to hang
+// on, not gigabytes to copy. Throws std::runtime_error saying which.
+void check_candidate_file(const std::string& candidate_path);
+
 // A read-only copy of the candidate file in the sandbox's private tmp (<tmp>/kbv-candidate/<its
 // name>), which is what the sandbox imports; returns its path.
 std::string copy_candidate_into(const std::string& candidate_path, const std::string& tmp_dir);

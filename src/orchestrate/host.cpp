@@ -10,12 +10,6 @@ namespace fs = std::filesystem;
 
 namespace kbv {
 
-std::string default_cache_dir() {
-  if (const char* env = std::getenv("KBV_CACHE"); env && *env) return env;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kbv";
-  return (fs::temp_directory_path() / "kbv-cache").string();
-}
-
 std::vector<std::string> detect_devices() {
   std::optional<std::string> visible;
   if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES")) visible = env;

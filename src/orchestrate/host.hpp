@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace kbv {
+#include "core/cache_dir.hpp"
 
-// $KBV_CACHE, else ~/.cache/kbv, else a folder under the temp dir. Builds go to <cache>/builds.
-std::string default_cache_dir();
+namespace kbv {
 
 // "cuda:0", "cuda:1"... for each GPU CUDA would show this process (CUDA_VISIBLE_DEVICES
 // respected, logical indices: visible_devices.hpp); {"cpu"} when there is none.

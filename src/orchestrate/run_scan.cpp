@@ -29,13 +29,26 @@ std::string out_of_range(const std::string& what, const std::string& digits) {
   return what + " " + digits + " is out of range (at most 2147483647)";
 }
 
-void add_kernels_in(const fs::path& folder, const std::string& run, std::vector<CandidateFile>& out,
+// Whether `path` lies beneath `root` (both canonical).
+bool beneath(const fs::path& path, const fs::path& root) {
+  auto rel = path.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+void add_kernels_in(const fs::path& folder, const std::string& run, const fs::path& root, std::vector<CandidateFile>& out,
                     std::vector<SkippedPath>* skipped) {
   for (const auto& entry : fs::directory_iterator(folder)) {
     if (!entry.is_regular_file()) continue;
     std::smatch m;
     std::string name = entry.path().filename().string();
     if (!std::regex_match(name, m, kKernelFile)) continue;
+    // The judge reads a candidate with its own rights and hands the sandbox a copy: a link out
+    // of the runs folder (to a file only kbv's user may read) is not the run's to give.
+    std::error_code ec;
+    if (entry.is_symlink(ec) && !beneath(fs::canonical(entry.path(), ec), root)) {
+      if (skipped) skipped->push_back({entry.path().string(), "a link to a file outside the runs folder: not judged"});
+      continue;
+    }
     auto level = to_int(m[1]), problem = to_int(m[2]), sample = to_int(m[3]);
     if (!level || !problem || !sample) {
       if (skipped)
@@ -102,12 +115,13 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
 std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped) {
   if (!fs::is_directory(runs_dir)) throw UsageError("runs folder '" + runs_dir + "' is not a folder");
   std::vector<CandidateFile> out;
-  add_kernels_in(runs_dir, fs::path(runs_dir).lexically_normal().filename().string(), out, skipped);
+  const fs::path root = fs::canonical(runs_dir);
+  add_kernels_in(runs_dir, fs::path(runs_dir).lexically_normal().filename().string(), root, out, skipped);
   if (!out.empty() && out.front().run.empty()) {
     for (auto& c : out) c.run = fs::absolute(runs_dir).lexically_normal().parent_path().filename().string();
   }
   for (const auto& entry : fs::directory_iterator(runs_dir))
-    if (entry.is_directory()) add_kernels_in(entry.path(), entry.path().filename().string(), out, skipped);
+    if (entry.is_directory()) add_kernels_in(entry.path(), entry.path().filename().string(), root, out, skipped);
   std::sort(out.begin(), out.end(), [](const CandidateFile& a, const CandidateFile& b) {
     return std::tie(a.run, a.level, a.problem_id, a.sample_id, a.path) < std::tie(b.run, b.level, b.problem_id, b.sample_id, b.path);
   });

@@ -172,6 +172,47 @@ std::string run_swish_pair(const fs::path& root, const std::string& db, const st
   return r.output_head + r.output_tail;
 }
 
+// A run's candidates cannot read each other: examples/attacks/copy_sibling.py in one model's
+// folder looks through the whole runs folder (outside /tmp: the test's working folder) for
+// another model's ModelNew. Its sandbox sees neither folder (the job's candidates_root), so its
+// zeros are incorrect; the other model's honest ReLU is correct. A link out of the runs folder
+// (to a file only kbv's user may read) is skipped, not judged.
+TEST(RunCli, ARunsCandidatesCannotReadEachOther) {
+  const fs::path root = fs::absolute("kbv-run-siblings-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "suite/level1");
+  fs::create_directories(root / "runs/model_a");
+  fs::create_directories(root / "runs/model_b");
+  fs::create_directories(root / "private");
+  fs::copy_file(example_problem("19_ReLU.py"), root / "suite/level1/19_ReLU.py");
+  const std::string relu = "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
+  std::ofstream(root / "runs/model_b/level_1_problem_19_sample_1_kernel.py") << relu;
+  std::ofstream(root / "private/theirs.py") << relu;
+  fs::permissions(root / "private/theirs.py", fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(root / "private/theirs.py", root / "runs/model_b/level_1_problem_19_sample_2_kernel.py");
+  ProcessSpec bundle;
+  bundle.argv = {"python3", testing::kSource + "/examples/attacks/bundle.py", "--set", "candidates_dir=" + (root / "runs").string(),
+                 testing::kSource + "/examples/attacks/copy_sibling.py:" + (root / "runs/model_a/level_1_problem_19_sample_0_kernel.py").string()};
+  ASSERT_EQ(run_process(bundle, Clock::now() + std::chrono::seconds(60)).exit_code, 0);
+  ProcessSpec spec;
+  spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
+               "--db", (root / "kbv.db").string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",
+               testing::build_dir(), "--jobs", "2", "--gpus", "cpu"};
+  auto r = run_process(spec, Clock::now() + std::chrono::minutes(5));
+  const std::string printed = r.output_head + r.output_tail;
+  EXPECT_EQ(r.exit_code, 0) << printed;
+  EXPECT_NE(printed.find("a link to a file outside the runs folder"), std::string::npos) << printed;
+  std::map<std::string, Verdict> by_run;
+  ResultStore store((root / "kbv.db").string(), ResultStore::Mode::read_only);
+  for (const auto& v : store.verdicts()) by_run[v.sample.run_name + "/" + std::to_string(v.sample.sample_id)] = v.verdict;
+  ASSERT_EQ(by_run.size(), 2u) << printed;
+  EXPECT_EQ(by_run["model_a/0"].outcome, Outcome::incorrect) << by_run["model_a/0"].reason;
+  EXPECT_EQ(by_run["model_a/0"].output_tail.find("TOOK"), std::string::npos) << by_run["model_a/0"].output_tail;
+  EXPECT_NE(by_run["model_a/0"].output_tail.find("files in"), std::string::npos) << "it looked: " << by_run["model_a/0"].output_tail;
+  EXPECT_EQ(by_run["model_b/1"].outcome, Outcome::correct) << by_run["model_b/1"].reason;
+  if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
 // A second run into a new DB finds the sources in the build cache and starts no build worker.
 TEST(RunCli, WarmBuildCacheSkipsTheBuildWorkers) {
   fs::path root = make_swish_pair("warm");

@@ -434,6 +434,8 @@ Launched launch_sandbox(const SandboxSpec& spec) {
   // read-only step: without it other candidates' files are as visible as the host makes them.
   if ((!st.mount_ns || !spec.use_readonly_mounts) && !spec.keep_uid)
     report.warnings.push_back("no private /tmp or build root: other candidates' files are as readable as their permissions make them");
+  else
+    for (const auto& k : p.mounts.kept_visible) report.warnings.push_back("not made private: " + k);
   out.cgroup = cgroup.path;
   return out;
 }

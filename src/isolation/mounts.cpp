@@ -118,21 +118,30 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
     const std::string dir = fs::weakly_canonical(d, ec).string();
     if (ec || dir == "/" || dir == "/tmp") continue;
     MountPlan::Private priv{dir, {}};
-    bool whole = false;  // the folder itself is needed: it cannot be hidden
+    const std::string named_dir = fs::path(d).lexically_normal().string();
+    std::string why;  // why it cannot be hidden: it stays as its permissions make it
     for (const auto& p : needed) {
       if (p.empty() || p[0] != '/') continue;
       const std::string path = fs::weakly_canonical(p, ec).string();
       if (ec) continue;
-      if (path == dir) whole = true;
+      const std::string named = fs::path(p).lexically_normal().string();
+      if (path == dir) why = "it is itself needed (" + p + ")";
+      // Reached through a link inside it that leads out: the tmpfs would hide the link.
+      else if ((under(named, named_dir) || under(named, dir)) && !under(path, dir)) why = p + " is reached through a link inside it";
       else if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
         priv.children.push_back(path);
     }
-    if (whole) continue;
+    if (priv.children.size() > 48) why = "too many paths beneath it to bring back";
+    if (!why.empty()) {
+      plan.kept_visible.push_back(dir + ": " + why);
+      continue;
+    }
     for (const auto& k : spec.private_keep) {
       if (k.empty() || k[0] != '/') continue;
       const std::string path = fs::weakly_canonical(k, ec).string();
       if (ec || !fs::exists(path, ec)) continue;
       if (path == dir || under(dir, path)) continue;  // a tool folder above it: nothing to bring back
+      if (priv.children.size() >= 60) break;
       if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
         priv.children.push_back(path);
     }

@@ -33,6 +33,7 @@ struct MountPlan {
     std::vector<std::string> children;
   };
   std::vector<Private> privates;
+  std::vector<std::string> kept_visible;  // private folders that could not be hidden, and why
   std::string tmp_options;              // for the private /tmp
 };
 

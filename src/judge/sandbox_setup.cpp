@@ -123,13 +123,12 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // copy in its tmp (copy_candidate_into).
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
-  // Nor the folder the candidate came from, its batch's (kbv run's runs folder) or kbv's cache
-  // (the Python API's staging, other runs' builds): no candidate reads another, or its verdict.
-  // What the sandbox needs beneath them comes back, and so do the folders its environment names
-  // (its tools: PATH, CUDA_HOME...).
-  spec.private_dirs.push_back(default_cache_dir());
-  if (!job.candidate_path.empty()) spec.private_dirs.push_back(fs::absolute(job.candidate_path).parent_path().string());
-  if (!job.candidates_root.empty()) spec.private_dirs.push_back(job.candidates_root);
+  // Nor kbv's cache (the Python API's staging, other runs' builds), the folder the candidate came
+  // from or its batch's (kbv run's runs): no candidate reads another, or its verdict. What the
+  // sandbox needs beneath them comes back, and so do the folders its environment names (its
+  // tools: PATH, CUDA_HOME...). A candidate's folder that holds kbv, its Python or those tools
+  // (a candidate in a home folder or a project root) stays as its permissions make it: hiding it
+  // could hide what a tool needs and no list names (a venv's pyvenv.cfg, CUDA's include/).
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "KBV_PYTHONPATH", "CUDA_HOME", "CUDA_PATH"}) {
     auto it = spec.env.find(name);
     if (it == spec.env.end()) continue;
@@ -137,6 +136,26 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     for (std::string part; std::getline(parts, part, ':');)
       if (!part.empty()) spec.private_keep.push_back(part);
   }
+  spec.private_dirs.push_back(fs::absolute(default_cache_dir()).string());
+  auto holds_tools = [&](const std::string& folder) {
+    std::error_code ec;
+    const fs::path named = fs::path(folder).lexically_normal();
+    const fs::path real = fs::weakly_canonical(folder, ec);
+    auto beneath = [&](const std::string& p) {
+      if (p.empty() || p[0] != '/') return false;
+      for (const fs::path& q : {fs::path(p).lexically_normal(), fs::weakly_canonical(p, ec)})
+        for (const fs::path& d : {named, real}) {
+          auto rel = q.lexically_relative(d);
+          if (!rel.empty() && *rel.begin() != "..") return true;
+        }
+      return false;
+    };
+    return beneath(spec.program) || std::any_of(spec.must_read.begin(), spec.must_read.end(), beneath) ||
+           std::any_of(spec.private_keep.begin(), spec.private_keep.end(), beneath);
+  };
+  for (const std::string& folder : {job.candidate_path.empty() ? std::string() : fs::absolute(job.candidate_path).parent_path().string(),
+                                    job.candidates_root})
+    if (!folder.empty() && !holds_tools(folder)) spec.private_dirs.push_back(folder);
   if (device_free_build(job)) {
     // No GPU to see, and (Landlock) none to open should the candidate's import set the variable
     // back: a build beside an evaluation must not become a tenant of its device.

@@ -112,6 +112,14 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
   return problems;
 }
 
+std::string candidates_root_of(const std::string& runs_dir) {
+  const fs::path dir = fs::absolute(runs_dir).lexically_normal();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (std::regex_match(it->path().filename().string(), kKernelFile)) return dir.parent_path().string();
+  return dir.string();
+}
+
 std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped) {
   if (!fs::is_directory(runs_dir)) throw UsageError("runs folder '" + runs_dir + "' is not a folder");
   std::vector<CandidateFile> out;

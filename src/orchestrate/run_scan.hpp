@@ -66,6 +66,11 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
                                                          std::vector<SkippedPath>* skipped = nullptr,
                                                          std::vector<DuplicateProblem>* duplicates = nullptr);
 
+// The folder a run's sandboxes must not see into (WorkerJob::candidates_root): the runs folder,
+// or, when it is one run's folder (kernels directly in it, as `kbv generate --then-run` passes),
+// the folder of runs around it. Absolute.
+std::string candidates_root_of(const std::string& runs_dir);
+
 // Candidates under `runs_dir`: each sub-folder is a run; if `runs_dir` itself holds kernel
 // files it is one run named after the folder. Sorted by run, level, problem, sample.
 std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr);

@@ -210,6 +210,17 @@ TEST(RunCli, ARunsCandidatesCannotReadEachOther) {
   EXPECT_EQ(by_run["model_a/0"].output_tail.find("TOOK"), std::string::npos) << by_run["model_a/0"].output_tail;
   EXPECT_NE(by_run["model_a/0"].output_tail.find("files in"), std::string::npos) << "it looked: " << by_run["model_a/0"].output_tail;
   EXPECT_EQ(by_run["model_b/1"].outcome, Outcome::correct) << by_run["model_b/1"].reason;
+  // One run's folder as --runs (as kbv generate --then-run passes it): the runs beside it are
+  // hidden too.
+  spec.argv[5] = (root / "runs" / "model_a").string();
+  spec.argv[7] = (root / "one.db").string();
+  auto one = run_process(spec, Clock::now() + std::chrono::minutes(5));
+  EXPECT_EQ(one.exit_code, 0) << one.output_head << one.output_tail;
+  ResultStore one_store((root / "one.db").string(), ResultStore::Mode::read_only);
+  auto rows = one_store.verdicts();
+  ASSERT_EQ(rows.size(), 1u) << one.output_head << one.output_tail;
+  EXPECT_EQ(rows.front().verdict.outcome, Outcome::incorrect) << rows.front().verdict.reason;
+  EXPECT_EQ(rows.front().verdict.output_tail.find("TOOK"), std::string::npos) << rows.front().verdict.output_tail;
   if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 

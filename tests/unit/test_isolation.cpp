@@ -285,6 +285,33 @@ TEST(Isolation, OfAPrivateFolderItSeesOnlyItsOwnPart) {
   EXPECT_EQ(r.out.find("other\n"), std::string::npos) << "listed: " << r.out;
 }
 
+// A needed path reached through a link inside a private folder (a build root that is a link to
+// scratch space, under a private cache): the tmpfs would hide the link and the sandbox could not
+// start, so the folder stays visible and the report says so. The sandbox runs.
+TEST(Isolation, APrivateFolderWithALinkOutStaysVisibleAndSaysSo) {
+  const fs::path root = fs::absolute("kbv-private-link-" + std::to_string(::getpid()));
+  struct RemoveTree {
+    fs::path p;
+    ~RemoveTree() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } remove_root{root};
+  fs::create_directories(root / "cache");
+  fs::create_directories(root / "scratch" / "entry");
+  fs::permissions(root / "scratch" / "entry", fs::perms::all);
+  fs::create_directory_symlink(root / "scratch", root / "cache" / "builds");
+  auto spec = shell("echo x > " + (root / "cache" / "builds" / "entry" / "f").string() + " && echo wrote");
+  spec.writable.push_back((root / "cache" / "builds" / "entry").string());
+  spec.private_dirs = {(root / "cache").string()};
+  SandboxRun r = run(spec);
+  EXPECT_NE(r.out.find("wrote"), std::string::npos) << r.out;
+  if (!r.report.mount_namespace) GTEST_SKIP() << "no mount namespace here";
+  bool said = false;
+  for (const auto& w : r.report.warnings) said = said || w.find("not made private") != std::string::npos;
+  EXPECT_TRUE(said) << "the folder left visible is reported";
+}
+
 // A process that traces the sandbox's first one (PTRACE_O_TRACEEXIT) holds it, once killed, at
 // the start of its exit: the PID namespace is never torn down and everything in it lives on.
 // No process in the sandbox may trace at all.

@@ -81,6 +81,26 @@ int bind_back(int source_fd, const char* target, bool directory) {
   return 0;
 }
 
+// A tmpfs (`options`) over `dir`, with `children` (full paths beneath it) bound back from fds
+// taken before the tmpfs hides them. No allocation. Returns 0 or an errno value.
+int cover_and_bring_back(const char* dir, const char* options, const std::vector<std::string>& children) {
+  int fds[64];
+  bool dirs[64];
+  std::size_t n = children.size() < 64 ? children.size() : 64;
+  for (std::size_t i = 0; i < n; ++i) {
+    fds[i] = ::open(children[i].c_str(), O_PATH | O_CLOEXEC);
+    struct stat st {};
+    dirs[i] = fds[i] >= 0 && ::fstat(fds[i], &st) == 0 && S_ISDIR(st.st_mode);
+  }
+  if (::mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) return errno;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fds[i] < 0) continue;
+    if (int e = bind_back(fds[i], children[i].c_str(), dirs[i])) return e;
+    ::close(fds[i]);
+  }
+  return 0;
+}
+
 }  // namespace
 
 MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
@@ -186,61 +206,23 @@ int apply_shadows(const MountPlan& plan) {
   if (plan.shadows.empty()) return 0;
   if (::unshare(CLONE_NEWNS) != 0) return errno;
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
-  for (const auto& s : plan.shadows) {
-    int fds[64];
-    bool dirs[64];
-    std::size_t n = s.children.size() < 64 ? s.children.size() : 64;
-    for (std::size_t i = 0; i < n; ++i) {
-      fds[i] = ::open(s.children[i].c_str(), O_PATH | O_CLOEXEC);
-      struct stat st {};
-      dirs[i] = fds[i] >= 0 && ::fstat(fds[i], &st) == 0 && S_ISDIR(st.st_mode);
-    }
-    if (::mount("tmpfs", s.dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m") != 0) return errno;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (fds[i] < 0) continue;
-      if (int e = bind_back(fds[i], s.children[i].c_str(), dirs[i])) return e;
-      ::close(fds[i]);
-    }
-  }
+  for (const auto& s : plan.shadows)
+    if (int e = cover_and_bring_back(s.dir.c_str(), "mode=755,size=1m", s.children)) return e;
   return 0;
 }
 
 int apply_private_mounts(const MountPlan& plan, bool& readonly) {
   readonly = false;
   // /tmp and /run of its own: no host socket, no other sandbox's files; the writable folders
-  // that live under /tmp are bound back in from fds taken before the tmpfs hides them.
-  int fds[64];
-  bool dirs[64];
-  std::size_t n = plan.under_tmp.size() < 64 ? plan.under_tmp.size() : 64;
-  for (std::size_t i = 0; i < n; ++i) {
-    fds[i] = ::open(plan.under_tmp[i].c_str(), O_PATH | O_CLOEXEC);
-    struct stat st {};
-    dirs[i] = fds[i] >= 0 && ::fstat(fds[i], &st) == 0 && S_ISDIR(st.st_mode);
-  }
-  if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, plan.tmp_options.c_str()) != 0) return errno;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (fds[i] < 0) continue;
-    if (int e = bind_back(fds[i], plan.under_tmp[i].c_str(), dirs[i])) return e;
-    ::close(fds[i]);
-  }
+  // that live under /tmp are bound back in.
+  if (int e = cover_and_bring_back("/tmp", plan.tmp_options.c_str(), plan.under_tmp)) return e;
   ::mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=1m");
-  // The private folders: empty but for what comes back (fds taken before the tmpfs hides them).
+  // The private folders: empty but for what comes back.
   for (const auto& priv : plan.privates) {
     // Under /tmp, one that nothing bound back reaches is not there at all: hidden already.
     struct stat there {};
     if (::stat(priv.dir.c_str(), &there) != 0) continue;
-    std::size_t m = priv.children.size() < 64 ? priv.children.size() : 64;
-    for (std::size_t i = 0; i < m; ++i) {
-      fds[i] = ::open(priv.children[i].c_str(), O_PATH | O_CLOEXEC);
-      struct stat st {};
-      dirs[i] = fds[i] >= 0 && ::fstat(fds[i], &st) == 0 && S_ISDIR(st.st_mode);
-    }
-    if (::mount("tmpfs", priv.dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m") != 0) return errno;
-    for (std::size_t i = 0; i < m; ++i) {
-      if (fds[i] < 0) continue;
-      if (int e = bind_back(fds[i], priv.children[i].c_str(), dirs[i])) return e;
-      ::close(fds[i]);
-    }
+    if (int e = cover_and_bring_back(priv.dir.c_str(), "mode=755,size=1m", priv.children)) return e;
   }
 
   // Read-only everything, then writable again exactly the folders it may write: a mount flag

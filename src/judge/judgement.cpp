@@ -482,6 +482,8 @@ bool Judgement::shared_stages() {
   if (!audit) {
     verdict_.candidate.sha256 = guarded(Outcome::compile_error, "candidate file", [&] {
       check_candidate_file(job_.candidate_path);
+      // What the sandbox imports: its copy, hashed when it was made (start_runners).
+      if (sandbox_hello_.contains("build")) return sandbox_hello_["build"].value("source_hash", std::string());
       return sha256_file(job_.candidate_path);
     });
     if (runner_start_error_) throw Ending{Outcome::internal_error, "kbv could not start the candidate's sandbox: " + *runner_start_error_};

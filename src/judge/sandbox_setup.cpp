@@ -106,10 +106,6 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.argv = {spec.program};
   spec.env = sandbox_environment(tmp_dir);
   spec.writable = {cache.dir, tmp_dir};
-  // Of the build root it sees its own entry (and the torch PCH, when it may read it) alone:
-  // another candidate's entry, even one opened to all by its sandbox, is not there.
-  spec.private_dirs = {fs::path(cache.dir).parent_path().string()};
-
   spec.working_dir = tmp_dir;
   spec.limits.memory_bytes = job.sandbox_memory_bytes;
   spec.limits.max_processes = job.sandbox_max_processes;
@@ -123,12 +119,14 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // copy in its tmp (copy_candidate_into).
   spec.must_read = {KBV_SANDBOX_PYTHON_SITE, KBV_SANDBOX_PYTHON_HOME};
   for (const auto& lib : loaded_libraries({"libpython", "libtorch_cpu"})) spec.must_read.push_back(lib);
-  // Nor kbv's cache (the Python API's staging, other runs' builds), the folder the candidate came
-  // from or its batch's (kbv run's runs): no candidate reads another, or its verdict. What the
-  // sandbox needs beneath them comes back, and so do the folders its environment names (its
-  // tools: PATH, CUDA_HOME...). A candidate's folder that holds kbv, its Python or those tools
-  // (a candidate in a home folder or a project root) stays as its permissions make it: hiding it
-  // could hide what a tool needs and no list names (a venv's pyvenv.cfg, CUDA's include/).
+  // Of the build root it sees its own entry (and the torch PCH, when it may read it), and of
+  // kbv's cache (the Python API's staging), the folder the candidate came from and its batch's
+  // (kbv run's runs) only what it needs: no candidate reads another, even one whose sandbox
+  // opened its entry to all, or another's verdict. What it needs beneath them comes back, and so
+  // do the folders its environment names (its tools: PATH, CUDA_HOME...). A candidate's folder
+  // that holds kbv, its Python or those tools (a home folder, a project root) stays as its
+  // permissions make it: hiding it could hide what a tool needs and no list names (a venv's
+  // pyvenv.cfg, CUDA's include/).
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "KBV_PYTHONPATH", "CUDA_HOME", "CUDA_PATH"}) {
     auto it = spec.env.find(name);
     if (it == spec.env.end()) continue;
@@ -136,7 +134,7 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     for (std::string part; std::getline(parts, part, ':');)
       if (!part.empty()) spec.private_keep.push_back(part);
   }
-  spec.private_dirs.push_back(fs::absolute(default_cache_dir()).string());
+  spec.private_dirs = {fs::path(cache.dir).parent_path().string(), fs::absolute(default_cache_dir()).string()};
   auto holds_tools = [&](const std::string& folder) {
     std::error_code ec;
     const fs::path named = fs::path(folder).lexically_normal();

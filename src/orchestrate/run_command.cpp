@@ -262,7 +262,6 @@ void prepare_torch_pch(const std::string& judge, const std::string& build_root, 
 struct RunSetup {
   RunOptions o;
   std::string build_root;
-  std::string candidates_root;  // hidden from every sandbox: the runs folder, or all runs beside a single one
   std::string worker;
   RunScan scan;
   std::vector<std::string> devices;
@@ -282,7 +281,6 @@ RunSetup setup_run(const RunOptions& options, std::ostream& out) {
   if (!o.list) check_folder_writable("--build-dir", s.build_root);  // else every candidate would fail on it
   s.worker = find_worker_executable();
   s.scan = scan_run(o.problems_dir, o.runs_dir, o.filter);
-  s.candidates_root = candidates_root_of(o.runs_dir);
 
   s.devices = o.devices.empty() ? detect_devices() : o.devices;
   s.cpu = s.devices.front() == "cpu";
@@ -528,7 +526,7 @@ EvaluationRun RunPhases::make_run(const RunJob& job, const std::string& dev) con
   run.job.device = dev;
   run.job.size = s_.conditions.size;
   run.job.build_root = s_.build_root;
-  run.job.candidates_root = s_.candidates_root;
+  run.job.candidates_root = s_.scan.candidates_root;
   run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   run.job.timing.budget_seconds = o_.time_budget;
   run.job.timing.torch_compile = o_.torch_compile;

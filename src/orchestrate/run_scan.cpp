@@ -112,19 +112,13 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
   return problems;
 }
 
-std::string candidates_root_of(const std::string& runs_dir) {
-  const fs::path dir = fs::absolute(runs_dir).lexically_normal();
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (std::regex_match(it->path().filename().string(), kKernelFile)) return dir.parent_path().string();
-  return dir.string();
-}
-
-std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped) {
+std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped,
+                                           std::string* candidates_root) {
   if (!fs::is_directory(runs_dir)) throw UsageError("runs folder '" + runs_dir + "' is not a folder");
   std::vector<CandidateFile> out;
   const fs::path root = fs::canonical(runs_dir);
   add_kernels_in(runs_dir, fs::path(runs_dir).lexically_normal().filename().string(), root, out, skipped);
+  if (candidates_root) *candidates_root = (out.empty() ? root : root.parent_path()).string();
   if (!out.empty() && out.front().run.empty()) {
     for (auto& c : out) c.run = fs::absolute(runs_dir).lexically_normal().parent_path().filename().string();
   }
@@ -140,7 +134,7 @@ RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir, cons
   RunScan scan;
   std::vector<DuplicateProblem> duplicates;
   scan.problems = scan_problems(suite_dir, &scan.skipped, &duplicates);
-  std::vector<CandidateFile> candidates = scan_candidates(runs_dir, &scan.skipped);
+  std::vector<CandidateFile> candidates = scan_candidates(runs_dir, &scan.skipped, &scan.candidates_root);
   std::string refused;
   for (auto& d : duplicates) {
     bool needed = std::any_of(candidates.begin(), candidates.end(), [&](const CandidateFile& c) {

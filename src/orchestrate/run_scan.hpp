@@ -56,6 +56,7 @@ struct RunScan {
   std::vector<std::pair<CandidateFile, ProblemFile>> matched;
   std::vector<CandidateFile> unmatched;                  // no problem with that level and id
   std::vector<SkippedPath> skipped;                      // names kbv cannot use
+  std::string candidates_root;                           // scan_candidates' candidates_root
   std::vector<DuplicateProblem> duplicates;              // in the suite, but no candidate needs them
 };
 
@@ -66,14 +67,13 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
                                                          std::vector<SkippedPath>* skipped = nullptr,
                                                          std::vector<DuplicateProblem>* duplicates = nullptr);
 
-// The folder a run's sandboxes must not see into (WorkerJob::candidates_root): the runs folder,
-// or, when it is one run's folder (kernels directly in it, as `kbv generate --then-run` passes),
-// the folder of runs around it. Absolute.
-std::string candidates_root_of(const std::string& runs_dir);
-
 // Candidates under `runs_dir`: each sub-folder is a run; if `runs_dir` itself holds kernel
 // files it is one run named after the folder. Sorted by run, level, problem, sample.
-std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr);
+// `candidates_root`: the folder the run's sandboxes must not see into (WorkerJob::candidates_root):
+// the runs folder, or, when it is one run's folder (as `kbv generate --then-run` passes), the
+// folder of runs around it. Canonical.
+std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr,
+                                           std::string* candidates_root = nullptr);
 
 // Throws UsageError when two candidate files the filter takes name one sample (both named), or
 // when a candidate the filter takes needs a problem the suite holds twice: which

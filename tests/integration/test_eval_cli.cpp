@@ -75,11 +75,7 @@ TEST(EvalCli, ACandidateCannotReadTheCandidatesBesideIt) {
     std::filesystem::permissions(dir, std::filesystem::perms::all);
     std::ofstream(dir / "2" / "candidate.py") << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"
                                                   "    def forward(self, x):\n        return torch.relu(x)\n";
-    ProcessSpec bundle;
-    bundle.argv = {"python3", testing::kSource + "/examples/attacks/bundle.py", "--set", "candidates_dir=" + dir.string(),
-                   testing::kSource + "/examples/attacks/copy_sibling.py:" + (dir / "1.py").string()};
-    ProcessResult b = run_process(bundle, Clock::now() + std::chrono::seconds(60));
-    ASSERT_TRUE(b.exited && b.exit_code == 0) << b.output_head;
+    testing::bundle_attack("copy_sibling", (dir / "1.py").string(), {{"candidates_dir", dir.string()}});
     auto copycat = run_kbv({kRelu, (dir / "1.py").string(), "--protocol", "standard"});
     EXPECT_EQ(outcome(copycat), "incorrect") << context(copycat);
     EXPECT_EQ(copycat.verdict.dump().find("TOOK"), std::string::npos) << context(copycat);

@@ -190,10 +190,8 @@ TEST(RunCli, ARunsCandidatesCannotReadEachOther) {
   std::ofstream(root / "private/theirs.py") << relu;
   fs::permissions(root / "private/theirs.py", fs::perms::owner_read | fs::perms::owner_write);
   fs::create_symlink(root / "private/theirs.py", root / "runs/model_b/level_1_problem_19_sample_2_kernel.py");
-  ProcessSpec bundle;
-  bundle.argv = {"python3", testing::kSource + "/examples/attacks/bundle.py", "--set", "candidates_dir=" + (root / "runs").string(),
-                 testing::kSource + "/examples/attacks/copy_sibling.py:" + (root / "runs/model_a/level_1_problem_19_sample_0_kernel.py").string()};
-  ASSERT_EQ(run_process(bundle, Clock::now() + std::chrono::seconds(60)).exit_code, 0);
+  testing::bundle_attack("copy_sibling", (root / "runs/model_a/level_1_problem_19_sample_0_kernel.py").string(),
+                         {{"candidates_dir", (root / "runs").string()}});
   ProcessSpec spec;
   spec.argv = {testing::kBin + "/kbv", "run", "--problems", (root / "suite").string(), "--runs", (root / "runs").string(),
                "--db", (root / "kbv.db").string(), "--protocol", "standard", "--time-budget", "0.2", "--build-dir",

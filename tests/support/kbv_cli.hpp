@@ -26,16 +26,23 @@ inline const std::string kBin = KBV_BIN_DIR;
 inline std::string example_problem(const std::string& file) { return kSource + "/examples/problems/level1/" + file; }
 inline std::string example_candidate(const std::string& file) { return kSource + "/examples/candidates/" + file; }
 inline std::string fixture(const std::string& file) { return kSource + "/tests/integration/fixtures/" + file; }
-// examples/attacks/NAME.py bundled with its helper module (bundle.py) into a file of its own, as
-// the sandbox sees a candidate file alone: <temp>/kbv-attack-<pid>/NAME.py.
+// examples/attacks/NAME.py bundled with its helper module and `settings` (bundle.py --set) into
+// `dest`, as the sandbox sees a candidate file alone. Throws if bundle.py fails.
+inline void bundle_attack(const std::string& name, const std::string& dest, const std::map<std::string, std::string>& settings = {}) {
+  ProcessSpec spec;
+  spec.argv = {"python3", kSource + "/examples/attacks/bundle.py"};
+  for (const auto& [key, value] : settings) spec.argv.insert(spec.argv.end(), {"--set", key + "=" + value});
+  spec.argv.push_back(kSource + "/examples/attacks/" + name + ".py:" + dest);
+  ProcessResult r = run_process(spec, Clock::now() + std::chrono::seconds(60));
+  if (!r.exited || r.exit_code != 0) throw std::runtime_error("bundle.py failed for " + name + ": " + r.output_head);
+}
+
+// bundle_attack into a file of its own: <temp>/kbv-attack-<pid>/NAME.py.
 inline std::string bundled_attack(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("kbv-attack-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string out = (dir / (name + ".py")).string();
-  ProcessSpec spec;
-  spec.argv = {"python3", kSource + "/examples/attacks/bundle.py", kSource + "/examples/attacks/" + name + ".py:" + out};
-  ProcessResult r = run_process(spec, Clock::now() + std::chrono::seconds(60));
-  if (!r.exited || r.exit_code != 0) throw std::runtime_error("bundle.py failed for " + name + ": " + r.output_head);
+  bundle_attack(name, out);
   return out;
 }
 

@@ -5,7 +5,7 @@
 #   On this machine first: scripts/stage_gpu_deps.sh; then run with carry [".gpu-deps"].
 #   KBV_GPU_STEPS="build tests examples" selects steps; KBV_DEMO_RUNS picks a runs folder (a subset);
 #   KBV_GPU_TARGETS="kbv kbv-judge kbv-sandbox" builds only those (enough for examples, hacks, demo).
-#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput held profile ab buildab apibatch
+#   Steps: build tests examples hacks attacks split numerics baselines idle demo throughput corpus held profile ab buildab apibatch
 #   warmbatch (a batch through warm judges and through a judge each) warmcompare (their verdicts on the examples).
 #   profile: KBV_PROF_ARGS (kbv run options, e.g. --ids 1,2,3): a run that builds, then a warm run whose
 #   judges write their step profiles (KBV_JUDGE_PROFILE), summed by bench/probes/summarize_profile.py.
@@ -405,6 +405,24 @@ if [[ " $STEPS " == *" warmcompare "* ]]; then
   echo "== warm vs cold verdicts: examples/candidates/relu_* and examples/hacks on 19_ReLU"
   KBV_BIN="$BUILD/bin/kbv" PYTHONPATH="$PWD/python" "$PY" bench/warm_vs_cold.py --device cuda:0 ${KBV_WVC_ARGS:-} \
     examples/candidates/relu_*.py examples/hacks 2>&1 | tee "$OUT/warm-vs-cold-summary.md" | tail -70
+fi
+
+# corpus: bench/throughput.sh on each entry of KBV_CORPORA ("PATH[:SECONDS] ...", default
+# "bench/corpus-kbv-torch:150 bench/corpus-kbv:300"), each stopped after its seconds as Ctrl-C would
+# (the verdicts so far count), every judge writing its step profile; outcomes and steps summed. The
+# same corpus twice is cold, then warm (its builds cached by the first).
+if [[ " $STEPS " == *" corpus "* ]]; then
+  i=0
+  for entry in ${KBV_CORPORA:-bench/corpus-kbv-torch:150 bench/corpus-kbv:300}; do
+    corpus="${entry%%:*}"; seconds=300; [[ "$entry" == *:* ]] && seconds="${entry##*:}"
+    i=$((i + 1)); name="corpus$i-$(basename "$corpus")"
+    echo "== corpus $corpus ${KBV_TP_ARGS:-} (stopped after $seconds s)"
+    mkdir -p "$OUT/$name-judges"
+    KBV_JUDGE_PROFILE="$OUT/$name-judges" OUT="$OUT/$name" KBV="$BUILD/bin/kbv" LIMIT="$seconds" \
+      bench/throughput.sh "$corpus" --jobs "$(nproc)" ${KBV_TP_ARGS:-} | tee "$OUT/$name-summary.md"
+    "$PY" bench/probes/outcomes.py "$OUT/$name/throughput.db" | tee -a "$OUT/$name-summary.md" | head -40
+    "$PY" bench/probes/summarize_profile.py "$OUT/$name-judges" | tee -a "$OUT/$name-summary.md"
+  done
 fi
 
 if [[ " $STEPS " == *" profile "* ]]; then

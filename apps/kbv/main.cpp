@@ -2,6 +2,7 @@
 // children (see src/orchestrate/evaluation_run.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <functional>
 #include <optional>
@@ -65,6 +66,7 @@ struct EvalOptions {
   std::string hidden_test;
   bool torch_compile = false;
   bool quiet = false;
+  std::vector<std::string> hide_from_candidates;  // the batch's other folders (the Python API's)
 };
 
 // Every value that cannot work is a usage error before the worker starts.
@@ -84,6 +86,21 @@ void check_eval_options(const EvalOptions& o) {
   if (!o.json_path.empty()) kbv::check_output_writable("--json", o.json_path);
   if (!o.jsonl_path.empty()) kbv::check_output_writable("--jsonl", o.jsonl_path);
   if (!o.build_dir.empty()) kbv::check_folder_writable("--build-dir", o.build_dir);
+  for (const auto& folder : o.hide_from_candidates)
+    if (!fs::is_directory(folder)) throw kbv::UsageError("--hide-from-candidates: '" + folder + "' is not a folder");
+}
+
+// What no candidate of this batch may see into: every candidate's folder, and the folders the
+// caller names (a Python batch split over several kbv processes names all of its own).
+std::vector<std::string> batch_folders(const EvalOptions& o) {
+  std::vector<std::string> folders;
+  auto add = [&](const fs::path& folder) {
+    const std::string f = fs::absolute(folder).lexically_normal().string();
+    if (std::find(folders.begin(), folders.end(), f) == folders.end()) folders.push_back(f);
+  };
+  for (const auto& candidate : o.candidates) add(fs::absolute(candidate).parent_path());
+  for (const auto& folder : o.hide_from_candidates) add(folder);
+  return folders;
 }
 
 // The evaluation of `candidate` as `o` says, with a fresh secret.
@@ -95,6 +112,7 @@ kbv::EvaluationRun eval_run(const EvalOptions& o, const std::string& candidate, 
   auto& job = run.job;
   job.problem_path = fs::absolute(o.problem).string();
   job.candidate_path = fs::absolute(candidate).string();
+  job.batch_folders = batch_folders(o);
   job.protocol = o.protocol;
   job.precision = o.precision;
   job.device = device;
@@ -257,6 +275,9 @@ int main(int argc, char** argv) {
   e->add_option("--sandbox-memory", eval.sandbox_memory_gib, "GiB of host memory the candidate's sandbox may use (0: no limit)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   e->add_flag("--quiet", eval.quiet, "Print nothing; use with --json or --jsonl");
+  e->add_option("--hide-from-candidates", eval.hide_from_candidates,
+                "Folders no candidate's sandbox may see into (beside every candidate's own folder): the rest of a batch "
+                "split over several kbv processes; repeat for several");
 
   kbv::RunOptions runopt;
   auto* rn = app.add_subcommand("run", "Evaluate every candidate of a runs folder into the results DB (resumable)");

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .binary import find_kbv
 from .errors import KbvDeviceError, KbvError, KbvInternalError, KbvNoVerdictError, KbvUsageError
@@ -65,16 +65,31 @@ class EvalOptions:
                 + _DEVICE_WAIT_SECONDS)
 
 
-def staging_root() -> str:
-    """Where source text is written: under kbv's cache folder, as kbv finds it
-    (src/orchestrate/host.cpp), not under /tmp, which the sandbox replaces with one of its own."""
-    cache = os.environ.get("KBV_CACHE") or (os.path.join(os.environ["HOME"], ".cache", "kbv")
-                                            if os.environ.get("HOME") else None)
-    root = os.path.join(cache, "api") if cache else None
-    if root is None:
+def staging_root(env: Optional[Mapping[str, str]] = None) -> str:
+    """Where source text is written: under kbv's cache folder as the kbv it starts finds it
+    (its environment: ours with ``env`` over it; src/core/cache_dir.cpp), not under /tmp, which
+    the sandbox replaces with one of its own."""
+    env = {**os.environ, **(env or {})}
+    cache = env.get("KBV_CACHE") or (os.path.join(env["HOME"], ".cache", "kbv") if env.get("HOME") else None)
+    if cache is None:
         return tempfile.gettempdir()
+    root = os.path.join(os.path.abspath(cache), "api")
     os.makedirs(root, exist_ok=True)
     return root
+
+
+def hidden_from_candidates(staging: "Staging", candidates: Sequence[Union[File, Text, Completion]]) -> Tuple[str, ...]:
+    """kbv eval's arguments that hide, from every sandbox of a batch, the folders its candidates
+    come from: the staging root (every staged completion, this batch's and any other's) and each
+    file's folder. kbv hides each candidate's own folder and the others of its command line; a
+    batch split over several kbv processes names the rest here."""
+    folders = [str(staging.root)]
+    for c in candidates:
+        if source_code(c) is None:
+            folder = os.path.dirname(os.path.abspath(os.fspath(c.path)))
+            if folder not in folders and os.path.isdir(folder):
+                folders.append(folder)
+    return tuple(a for folder in folders for a in ("--hide-from-candidates", folder))
 
 
 class Staging:
@@ -84,8 +99,9 @@ class Staging:
     copy of its candidate that the judge makes in the sandbox's own tmp, so no sandbox can read
     another completion of the batch, or a verdict written here."""
 
-    def __init__(self) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix="kbv-py-", dir=staging_root())
+    def __init__(self, env: Optional[Mapping[str, str]] = None) -> None:
+        self.root = staging_root(env)
+        self._tmp = tempfile.TemporaryDirectory(prefix="kbv-py-", dir=self.root)
         self.folder = Path(self._tmp.name)
         self.folder.chmod(0o700)
         self._count = 0
@@ -368,7 +384,7 @@ def evaluate_with(o: EvalOptions, problem: Source, candidate: Source) -> Verdict
     candidate_src = as_source(candidate, "candidate")
     hidden_src = None if o.hidden_test is None else as_source(o.hidden_test, "hidden_test")
     binary = find_kbv(o.kbv_path)
-    staging = Staging()
+    staging = Staging(o.env)
     try:
         problem_path = staging.path_of(problem_src, "problem.py")
         candidate_path = staging.path_of(candidate_src, "candidate.py")

@@ -21,7 +21,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .binary import find_kbv
 from .errors import KbvDeviceError, KbvError, KbvInternalError
-from .evaluate import EvalOptions, LiveProcesses, Staging, options_with, run_many, run_one
+from .evaluate import EvalOptions, LiveProcesses, Staging, hidden_from_candidates, options_with, run_many, run_one
 from .sources import Completion, File, Source, Text, as_source, content_key, source_key
 from .verdict import Outcome, Verdict
 
@@ -219,7 +219,9 @@ class Session:
         for i in range(jobs):
             slots.put(devices[i % len(devices)])
 
-        staging = Staging()
+        staging = Staging(o.env)
+        # No sandbox of the batch sees into another's candidate, whichever kbv process runs it.
+        o = options_with(o, extra_args=tuple(o.extra_args) + hidden_from_candidates(staging, candidates))
         live = LiveProcesses()
         groups = group_by_problem(problems)
 

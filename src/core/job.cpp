@@ -29,7 +29,7 @@ void to_json(nlohmann::json& j, const WorkerJob& job) {
                      {"device", job.device},
                      {"size", job.size},
                      {"build_root", job.build_root},
-                     {"candidates_root", job.candidates_root},
+                     {"batch_folders", job.batch_folders},
                      {"secret", job.secret},
                      {"hidden_tests_path", job.hidden_tests_path},
                      {"measure_memory", job.measure_memory},
@@ -53,7 +53,7 @@ void from_json(const nlohmann::json& j, WorkerJob& job) {
   job.device = j.value("device", defaults.device);
   job.size = j.value("size", defaults.size);
   job.build_root = j.value("build_root", defaults.build_root);
-  job.candidates_root = j.value("candidates_root", defaults.candidates_root);
+  job.batch_folders = j.value("batch_folders", defaults.batch_folders);
   job.secret = j.value("secret", defaults.secret);
   job.hidden_tests_path = j.value("hidden_tests_path", defaults.hidden_tests_path);
   job.measure_memory = j.value("measure_memory", defaults.measure_memory);

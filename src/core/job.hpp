@@ -41,9 +41,10 @@ struct WorkerJob {
   std::string device = "cuda:0";
   std::string size = "default";         // "small" applies the problem's KBV_SMALL overrides
   std::string build_root;               // candidate extensions build under build_root/<source hash>
-  // The folder of the batch the candidate belongs to (kbv run: its runs folder): hidden from its
-  // sandbox with the candidate's own folder, so no candidate reads another. Empty: none.
-  std::string candidates_root;
+  // The folders of the batch the candidate belongs to (kbv run: its runs folder; kbv eval: every
+  // candidate's folder and those --hide-from-candidates names): hidden from its sandbox with the
+  // candidate's own folder, so no candidate reads another. Empty: none.
+  std::vector<std::string> batch_folders;
   std::uint64_t secret = 0;             // seeds strict's hidden distributions
   // A KernelBench-Verified hidden-test file (get_hidden_inputs()): its input lists become extra
   // correctness distributions, "hidden_1".."hidden_N". Empty: none.

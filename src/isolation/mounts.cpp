@@ -170,6 +170,12 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
   }
   std::stable_sort(plan.privates.begin(), plan.privates.end(),
                    [](const MountPlan::Private& a, const MountPlan::Private& b) { return a.dir.size() < b.dir.size(); });
+  if (!spec.scratch.empty() && spec.scratch[0] == '/') {
+    std::error_code ec;
+    plan.scratch = fs::path(spec.scratch).lexically_normal().string();
+    for (const auto& entry : fs::directory_iterator(plan.scratch, ec)) plan.scratch_children.push_back(entry.path().string());
+    if (ec || plan.scratch_children.size() > 60) plan.scratch.clear();  // left as the host's folder
+  }
   for (const auto& p : needed) {
     if (p.empty() || p[0] != '/') continue;
     // The first ancestor the uid may not search gets a shadow; the child on the way is bound back.
@@ -224,6 +230,9 @@ int apply_private_mounts(const MountPlan& plan, bool& readonly) {
     if (::stat(priv.dir.c_str(), &there) != 0) continue;
     if (int e = cover_and_bring_back(priv.dir.c_str(), "mode=755,size=1m", priv.children)) return e;
   }
+  // Its scratch folder in memory: what it writes there never fills the host's disk.
+  if (!plan.scratch.empty())
+    if (int e = cover_and_bring_back(plan.scratch.c_str(), plan.tmp_options.c_str(), plan.scratch_children)) return e;
 
   // Read-only everything, then writable again exactly the folders it may write: a mount flag
   // holds whatever the uid (chmod, chown and writes fail with EROFS).

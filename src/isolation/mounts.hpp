@@ -34,7 +34,9 @@ struct MountPlan {
   };
   std::vector<Private> privates;
   std::vector<std::string> kept_visible;  // private folders that could not be hidden, and why
-  std::string tmp_options;              // for the private /tmp
+  std::string tmp_options;              // for the private /tmp, and the scratch folder's tmpfs
+  std::string scratch;                  // the spec's scratch folder, with what it holds now
+  std::vector<std::string> scratch_children;
 };
 
 // Throws std::runtime_error when something the sandbox must read stays unreadable to `uid`
@@ -46,7 +48,8 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid);
 int apply_shadows(const MountPlan& plan);
 
 // Inside the sandbox's own user and mount namespaces, after its /proc and /dev/shm: the private
-// /tmp and /run, then everything read-only but the writable folders. Returns 0 or an errno
+// /tmp and /run, the private folders, the scratch tmpfs, then everything read-only but the
+// writable folders (the scratch folder's own contents stay read-only). Returns 0 or an errno
 // value; `readonly` says whether the read-only step took (it needs mount_setattr, Linux 5.12).
 int apply_private_mounts(const MountPlan& plan, bool& readonly);
 

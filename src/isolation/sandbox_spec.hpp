@@ -15,7 +15,7 @@ struct SandboxLimits {
   std::int64_t max_processes = 1024; // cgroup pids.max, else RLIMIT_NPROC (threads count too)
   std::int64_t max_file_bytes = 1LL << 30;  // RLIMIT_FSIZE: no file larger (a build writes tens of MiB)
   std::int64_t max_open_files = 4096;       // RLIMIT_NOFILE
-  std::int64_t tmp_bytes = 8LL << 30;       // the private /dev/shm tmpfs
+  std::int64_t tmp_bytes = 8LL << 30;       // each private tmpfs: /tmp, /dev/shm, the scratch folder
 };
 
 struct SandboxSpec {
@@ -36,6 +36,11 @@ struct SandboxSpec {
   // Paths it may need without reading them at start (its PATH's tools, CUDA_HOME...): when one
   // lies beneath a private folder, it comes back too. They never widen anything else.
   std::vector<std::string> private_keep;
+  // Its scratch folder (one of `writable`: HOME, TMPDIR, the working folder): in its mount
+  // namespace a tmpfs of limits.tmp_bytes (memory, charged to it) over what the folder already
+  // holds, bound back read-only. Nothing it writes there reaches the host's disk, so filling it
+  // fails its own writes and no other candidate's. Empty: none.
+  std::string scratch;
   std::string working_dir;                      // chdir before exec
   SandboxLimits limits;
   // Off switches for machines or tests where a mechanism must not be used; what was in force is

@@ -106,6 +106,7 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.argv = {spec.program};
   spec.env = sandbox_environment(tmp_dir);
   spec.writable = {cache.dir, tmp_dir};
+  spec.scratch = tmp_dir;
   spec.working_dir = tmp_dir;
   spec.limits.memory_bytes = job.sandbox_memory_bytes;
   spec.limits.max_processes = job.sandbox_max_processes;
@@ -151,9 +152,12 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     return beneath(spec.program) || std::any_of(spec.must_read.begin(), spec.must_read.end(), beneath) ||
            std::any_of(spec.private_keep.begin(), spec.private_keep.end(), beneath);
   };
-  for (const std::string& folder : {job.candidate_path.empty() ? std::string() : fs::absolute(job.candidate_path).parent_path().string(),
-                                    job.candidates_root})
-    if (!folder.empty() && !holds_tools(folder)) spec.private_dirs.push_back(folder);
+  std::vector<std::string> folders = job.batch_folders;
+  if (!job.candidate_path.empty()) folders.push_back(fs::absolute(job.candidate_path).parent_path().string());
+  for (const std::string& folder : folders)
+    if (!folder.empty() && !holds_tools(folder) &&
+        std::find(spec.private_dirs.begin(), spec.private_dirs.end(), folder) == spec.private_dirs.end())
+      spec.private_dirs.push_back(folder);
   if (device_free_build(job)) {
     // No GPU to see, and (Landlock) none to open should the candidate's import set the variable
     // back: a build beside an evaluation must not become a tenant of its device.

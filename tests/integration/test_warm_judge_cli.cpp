@@ -189,5 +189,46 @@ TEST_F(WarmJudge, OneJsonFileForSeveralCandidatesIsAUsageError) {
   EXPECT_NE(r.output_head.find("--jsonl"), std::string::npos) << r.output_head;
 }
 
+
+// examples/attacks/copy_sibling.py in a/ looks for a ModelNew in b/. kbv eval hides from every
+// sandbox the folder of each candidate on its command line, and those --hide-from-candidates names
+// (the Python API's batch split over several kbv processes): either way the attack finds nothing
+// and its zeros are incorrect. Outside /tmp (the working folder), where only that hides b/: the
+// attacker alone, not told of b/, takes b's ModelNew (the control that shows the attack works).
+TEST_F(WarmJudge, NoCandidateOfABatchSeesIntoAnotherCandidatesFolder) {
+  const fs::path base = fs::absolute("kbv-batch-folders-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  for (const char* sub : {"a", "b"}) fs::create_directories(base / sub);
+  for (const fs::path& d : {base, base / "a", base / "b"}) fs::permissions(d, fs::perms::all);
+  const std::string other = (base / "b" / "candidate.py").string();
+  std::ofstream(other) << "import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"
+                          "    def forward(self, x):\n        return torch.relu(x)\n";
+  const std::string attacker = (base / "a" / "attack.py").string();
+  testing::bundle_attack("copy_sibling", attacker, {{"candidates_dir", (base / "b").string()}});
+  auto took = [](const nlohmann::json& v) { return v.dump().find("TOOK") != std::string::npos; };
+  auto looked = [](const nlohmann::json& v) { return v.dump().find("files in") != std::string::npos; };
+
+  Batch both = eval({attacker, other}, {"--no-timing"});
+  ASSERT_EQ(both.verdicts.size(), 2u) << both.context();
+  EXPECT_EQ(both.verdicts[0].value("outcome", ""), "incorrect") << both.context();
+  EXPECT_FALSE(took(both.verdicts[0])) << both.context();
+  EXPECT_TRUE(looked(both.verdicts[0])) << "the attack ran and looked\n" << both.context();
+  EXPECT_EQ(both.verdicts[1].value("outcome", ""), "correct") << both.context();
+
+  Batch told = eval({attacker}, {"--no-timing", "--hide-from-candidates", (base / "b").string()});
+  ASSERT_EQ(told.verdicts.size(), 1u) << told.context();
+  EXPECT_EQ(told.verdicts[0].value("outcome", ""), "incorrect") << told.context();
+  EXPECT_FALSE(took(told.verdicts[0])) << told.context();
+
+  if (base.string().rfind("/tmp/", 0) != 0) {
+    Batch untold = eval({attacker}, {"--no-timing"});
+    ASSERT_EQ(untold.verdicts.size(), 1u) << untold.context();
+    EXPECT_TRUE(took(untold.verdicts[0])) << "without the option b/ is in sight: the attack must work\n" << untold.context();
+  } else {
+    ::testing::Test::RecordProperty("control", "skipped: the working folder is under /tmp, which every sandbox replaces");
+  }
+  fs::remove_all(base);
+}
+
 }  // namespace
 }  // namespace kbv

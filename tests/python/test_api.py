@@ -246,3 +246,49 @@ def test_grpo_reward_example_on_cpu(capsys, tmp_path):
     assert grpo.reward(kbv.Verdict.from_dict({"outcome": "internal_error"})) is None
     flagged = kbv.Verdict.from_dict({"outcome": "correct", "flags": [{"name": "input_mutated"}]})
     assert grpo.reward(flagged) == 0.0
+
+
+def test_a_batch_split_over_kbv_processes_hides_every_candidates_folder(tmp_path):
+    """examples/attacks/copy_sibling.py in a/ looks for a ModelNew in b/, where the batch's other
+    candidate lies. jobs=2 gives each its own kbv process, so a/'s only learns of b/ from the
+    --hide-from-candidates arguments the Session passes: the attack finds nothing."""
+    base = Path.cwd() / f"kbv-py-batch-folders-{os.getpid()}"  # outside /tmp, which sandboxes replace
+    (base / "a").mkdir(parents=True, exist_ok=True)
+    (base / "b").mkdir(exist_ok=True)
+    for d in (base, base / "a", base / "b"):
+        d.chmod(0o777)
+    try:
+        honest = base / "b" / "candidate.py"
+        honest.write_text(RELU_TORCH_SOURCE)
+        attacker = base / "a" / "attack.py"
+        bundle = ROOT / "examples/attacks/bundle.py"
+        import subprocess
+        subprocess.run([sys.executable, str(bundle), "--set", f"candidates_dir={base / 'b'}",
+                        f"{ROOT / 'examples/attacks/copy_sibling.py'}:{attacker}"], check=True)
+        verdicts = kbv.evaluate_many([(RELU, kbv.File(attacker)), (RELU, kbv.File(honest))], jobs=2,
+                                     timing=False, **CPU)
+        assert [v.outcome for v in verdicts] == ["incorrect", "correct"], [v.summary() for v in verdicts]
+        assert "TOOK" not in json.dumps(verdicts[0].raw), verdicts[0].raw
+        assert "files in" in json.dumps(verdicts[0].raw), "the attack ran and looked"
+    finally:
+        import shutil
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_staging_follows_the_environment_kbv_is_given(tmp_path, monkeypatch):
+    """The staging root is where the kbv started with the Session's env finds its cache (which it
+    hides from every sandbox), absolute even for a relative KBV_CACHE; the batch's arguments hide
+    it and every candidate file's folder."""
+    from kbv.evaluate import Staging, hidden_from_candidates, staging_root
+    monkeypatch.chdir(tmp_path)
+    assert staging_root({"KBV_CACHE": "rel-cache"}) == str(tmp_path / "rel-cache" / "api")
+    assert staging_root({"KBV_CACHE": "", "HOME": str(tmp_path / "home")}) == str(tmp_path / "home" / ".cache" / "kbv" / "api")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "c.py").write_text("")
+    staging = Staging({"KBV_CACHE": str(tmp_path / "cache")})
+    try:
+        args = hidden_from_candidates(staging, [kbv.File(tmp_path / "x" / "c.py"), kbv.Text("x = 1")])
+        assert args == ("--hide-from-candidates", str(tmp_path / "cache" / "api"),
+                        "--hide-from-candidates", str(tmp_path / "x")), args
+    finally:
+        staging.close()

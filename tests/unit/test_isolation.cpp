@@ -285,6 +285,48 @@ TEST(Isolation, OfAPrivateFolderItSeesOnlyItsOwnPart) {
   EXPECT_EQ(r.out.find("other\n"), std::string::npos) << "listed: " << r.out;
 }
 
+// Its scratch folder (the judge's private tmp, HOME and TMPDIR) is memory of its own: what it
+// writes there never reaches the host's disk, a write past limits.tmp_bytes fails there, and what
+// the judge put there (its copy of the candidate) stays read-only. The control run, without the
+// scratch, writes to the host's folder.
+TEST(Isolation, ItsScratchFolderIsMemoryOfItsOwn) {
+  char tmpl[] = "/tmp/kbv-scratch-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path dir = tmpl;
+  struct RemoveTree {
+    fs::path p;
+    ~RemoveTree() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } remove_dir{dir};
+  fs::permissions(dir, fs::perms::all);
+  std::ofstream(dir / "given") << "given-bytes\n";
+  fs::permissions(dir / "given", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const std::string d = dir.string();
+  auto spec = shell("cat " + d + "/given; echo x > " + d + "/new && echo wrote-new; "
+                    "head -c 8388608 /dev/zero > " + d + "/big 2>/dev/null || echo big-refused; "
+                    "echo y >> " + d + "/given 2>/dev/null || echo given-readonly");
+  spec.writable.push_back(d);
+  spec.limits.tmp_bytes = 4 << 20;
+
+  SandboxRun open = run(spec);
+  EXPECT_NE(open.out.find("wrote-new"), std::string::npos) << "control: " << open.out;
+  EXPECT_TRUE(fs::exists(dir / "new")) << "control: " << open.out;
+  fs::remove(dir / "new");
+  fs::remove(dir / "big");
+
+  spec.scratch = d;
+  SandboxRun r = run(spec);
+  if (!r.report.mount_namespace || !r.report.readonly_root) GTEST_SKIP() << "no mount namespace or read-only step here";
+  EXPECT_NE(r.out.find("given-bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("wrote-new"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("big-refused"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("given-readonly"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "new")) << "written to the host's disk";
+  EXPECT_FALSE(fs::exists(dir / "big")) << "written to the host's disk";
+}
+
 // A needed path reached through a link inside a private folder (a build root that is a link to
 // scratch space, under a private cache): the tmpfs would hide the link and the sandbox could not
 // start, so the folder stays visible and the report says so. The sandbox runs.

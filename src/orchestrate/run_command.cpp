@@ -526,7 +526,7 @@ EvaluationRun RunPhases::make_run(const RunJob& job, const std::string& dev) con
   run.job.device = dev;
   run.job.size = s_.conditions.size;
   run.job.build_root = s_.build_root;
-  run.job.batch_folders = {s_.scan.candidates_root};
+  run.job.batch_folders = s_.scan.batch_folders;
   run.job.secret = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   run.job.timing.budget_seconds = o_.time_budget;
   run.job.timing.torch_compile = o_.torch_compile;

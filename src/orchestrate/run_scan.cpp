@@ -134,7 +134,17 @@ RunScan scan_run(const std::string& suite_dir, const std::string& runs_dir, cons
   RunScan scan;
   std::vector<DuplicateProblem> duplicates;
   scan.problems = scan_problems(suite_dir, &scan.skipped, &duplicates);
-  std::vector<CandidateFile> candidates = scan_candidates(runs_dir, &scan.skipped, &scan.candidates_root);
+  std::string candidates_root;
+  std::vector<CandidateFile> candidates = scan_candidates(runs_dir, &scan.skipped, &candidates_root);
+  scan.batch_folders = {candidates_root};
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(fs::absolute(c.path).parent_path(), ec);
+    const auto rel = folder.lexically_relative(candidates_root);
+    if (!ec && (rel.empty() || *rel.begin() == "..") &&
+        std::find(scan.batch_folders.begin(), scan.batch_folders.end(), folder.string()) == scan.batch_folders.end())
+      scan.batch_folders.push_back(folder.string());
+  }
   std::string refused;
   for (auto& d : duplicates) {
     bool needed = std::any_of(candidates.begin(), candidates.end(), [&](const CandidateFile& c) {

@@ -56,7 +56,10 @@ struct RunScan {
   std::vector<std::pair<CandidateFile, ProblemFile>> matched;
   std::vector<CandidateFile> unmatched;                  // no problem with that level and id
   std::vector<SkippedPath> skipped;                      // names kbv cannot use
-  std::string candidates_root;                           // scan_candidates' candidates_root
+  // What no sandbox of the run sees into (WorkerJob::batch_folders): scan_candidates'
+  // candidates_root, and the real folder of every candidate that lies outside it (a run folder
+  // that is a link to elsewhere).
+  std::vector<std::string> batch_folders;
   std::vector<DuplicateProblem> duplicates;              // in the suite, but no candidate needs them
 };
 
@@ -69,7 +72,7 @@ std::map<std::pair<int, int>, ProblemFile> scan_problems(const std::string& suit
 
 // Candidates under `runs_dir`: each sub-folder is a run; if `runs_dir` itself holds kernel
 // files it is one run named after the folder. Sorted by run, level, problem, sample.
-// `candidates_root`: the folder the run's sandboxes must not see into (WorkerJob::candidates_root):
+// `candidates_root`: the folder the run's sandboxes must not see into (RunScan::batch_folders):
 // the runs folder, or, when it is one run's folder (as `kbv generate --then-run` passes), the
 // folder of runs around it. Canonical.
 std::vector<CandidateFile> scan_candidates(const std::string& runs_dir, std::vector<SkippedPath>* skipped = nullptr,

@@ -100,6 +100,17 @@ TEST_F(RunScanTest, AProblemHeldTwiceIsRefusedOnlyWhenACandidateNeedsIt) {
   EXPECT_EQ(scan.duplicates[0].paths.size(), 2u);
 }
 
+// No sandbox of the run sees into the runs folder, nor into a run folder that is a link to
+// elsewhere (its real folder lies outside the runs folder's tmpfs).
+TEST_F(RunScanTest, ARunFolderLinkedFromElsewhereIsHiddenToo) {
+  touch("elsewhere/model_c/level_1_problem_7_sample_0_kernel.py");
+  fs::create_directory_symlink(root_ / "elsewhere" / "model_c", root_ / "runs" / "model_c");
+  RunScan scan = scan_run(at("suite"), at("runs"));
+  const std::string runs = fs::canonical(root_ / "runs").string();
+  const std::string linked = fs::canonical(root_ / "elsewhere" / "model_c").string();
+  EXPECT_EQ(scan.batch_folders, (std::vector<std::string>{runs, linked}));
+}
+
 TEST_F(RunScanTest, FilterTakesLevelIdsAndRuns) {
   RunFilter f;
   f.runs = {"model_b"};

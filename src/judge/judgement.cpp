@@ -23,6 +23,7 @@
 #include "core/speed_bound.hpp"
 #include "ipc/runner_protocol.hpp"
 #include "isolation/remove_tree.hpp"
+#include "isolation/sandbox_tmp.hpp"
 #include "judge/rehearsal.hpp"
 #include "judge/sandbox_setup.hpp"
 #include "torch_host/device.hpp"
@@ -114,10 +115,11 @@ void Judgement::start_runners(bool ahead) {
   started_ahead_ = started_ahead_ || ahead;
   if (job_.candidate_path.empty()) return;  // kbv audit: the problem alone
   try {
-    char tmpl[] = "/tmp/kbv-sandbox-XXXXXX";
-    std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
-    if (tmp.empty()) throw std::runtime_error("cannot create a private tmp folder");
-    sandbox_tmp_ = tmp;
+    // What judges killed outright left behind goes first (once per judge process).
+    static const std::size_t swept = isolation::remove_abandoned_sandbox_tmps();
+    (void)swept;
+    sandbox_tmp_ = isolation::SandboxTmp::make();
+    const std::string tmp = sandbox_tmp_.path();
     // The sandbox imports its own copy, made here: the folder the candidate came from (other
     // candidates, their verdicts) is never among what it must read. The hash is the copy's.
     const std::string own_copy = copy_candidate_into(job_.candidate_path, tmp);
@@ -185,7 +187,7 @@ std::vector<std::string> Judgement::stop_runners() {
   runners_gone_ = (!sandbox_ || (contained && gone(*sandbox_))) && (!twin_ || gone(*twin_));
   if (!sandbox_tmp_.empty()) {
     // Nothing of a candidate outlives its evaluation on disk.
-    auto removed = isolation::remove_tree(sandbox_tmp_);
+    auto removed = sandbox_tmp_.remove();
     if (!removed.ok) warnings.push_back("the candidate's private tmp was not fully removed: " + removed.error);
   }
   return warnings;
@@ -195,7 +197,7 @@ void Judgement::abandon() {
   stop_runners();
   sandbox_.reset();
   twin_.reset();
-  sandbox_tmp_.clear();
+  sandbox_tmp_ = {};
 }
 
 bool Judgement::runners_went_stale() const {

@@ -35,6 +35,7 @@
 #include "core/verdict.hpp"
 #include "cuda/process_memory.hpp"
 #include "ipc/message_fields.hpp"
+#include "isolation/sandbox_tmp.hpp"
 #include "judge/build_cache.hpp"
 #include "judge/compare.hpp"
 #include "judge/hidden_tests.hpp"
@@ -340,7 +341,7 @@ class Judgement {
   bool started_ahead_ = false;  // the runners were started while the device was another's
   // Started ahead: a runner has ended since, or the candidate file is not what was hashed then.
   bool runners_went_stale() const;
-  std::string sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
+  isolation::SandboxTmp sandbox_tmp_;  // its private tmp on the host: removed when the evaluation ends
   BuildCacheEntry cache_;
   std::unique_ptr<BuildCacheLock> cache_lock_;  // from begin_turn() until the build is recorded (or the sandbox stopped)
   std::map<std::string, std::vector<std::int64_t>> candidate_state_;  // ModelNew's state_dict: name -> shape

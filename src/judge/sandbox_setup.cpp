@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -39,6 +40,32 @@ std::vector<std::string> loaded_libraries(const std::vector<std::string>& parts)
       if (path.find(part) != std::string::npos && std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
   }
   return out;
+}
+
+// The host's top-level folders that hold its system (programs, libraries, configuration, installed
+// software): the sandbox sees them as they are. Every other one (/home, /root, /srv, /mnt, /work,
+// a CI runner's workspace...) is user data, of which it sees only what it needs.
+const std::set<std::string> kSystemFolders = {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt",
+                                              "proc", "run", "sbin", "sys", "tmp", "usr", "var", "nix", "snap"};
+
+std::vector<std::string> user_data_folders() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/", ec)) {
+    std::error_code e;
+    if (entry.is_directory(e) && !kSystemFolders.count(entry.path().filename().string())) out.push_back(entry.path().string());
+  }
+  out.push_back("/var/tmp");  // anyone's to write, like /tmp
+  return out;
+}
+
+// A PATH entry's bin/ belongs to a Python environment or a CUDA toolkit whose tools read beside
+// them (a venv's pyvenv.cfg for its ninja, CUDA's include/ for nvcc): the whole prefix comes back.
+bool tool_prefix(const fs::path& bin) {
+  std::error_code ec;
+  if (bin.filename() != "bin") return false;
+  const fs::path prefix = bin.parent_path();
+  return fs::exists(prefix / "pyvenv.cfg", ec) || fs::exists(prefix / "conda-meta", ec) || fs::exists(bin / "nvcc", ec);
 }
 
 bool off(const char* name) {
@@ -132,10 +159,17 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     auto it = spec.env.find(name);
     if (it == spec.env.end()) continue;
     std::stringstream parts(it->second);
-    for (std::string part; std::getline(parts, part, ':');)
-      if (!part.empty()) spec.private_keep.push_back(part);
+    for (std::string part; std::getline(parts, part, ':');) {
+      if (part.empty()) continue;
+      spec.private_keep.push_back(part);
+      if (tool_prefix(fs::path(part).lexically_normal())) spec.private_keep.push_back(fs::path(part).lexically_normal().parent_path().string());
+    }
   }
+  // What it sees of the host's user data is an allow-list: beneath every top-level folder that is
+  // not the system's, only what comes back. So no candidate file, hidden test, results DB or
+  // anything else a user keeps there is in its sight, wherever it lies, named or not.
   spec.private_dirs = {fs::path(cache.dir).parent_path().string(), fs::absolute(default_cache_dir()).string()};
+  for (auto& folder : user_data_folders()) spec.private_dirs.push_back(std::move(folder));
   auto holds_tools = [&](const std::string& folder) {
     std::error_code ec;
     const fs::path named = fs::path(folder).lexically_normal();
@@ -152,8 +186,16 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     return beneath(spec.program) || std::any_of(spec.must_read.begin(), spec.must_read.end(), beneath) ||
            std::any_of(spec.private_keep.begin(), spec.private_keep.end(), beneath);
   };
+  // And by name, for those under the system's folders: the batch's folders, the candidate's (as
+  // named and, for a link, where its file really lies) and the hidden tests'.
   std::vector<std::string> folders = job.batch_folders;
-  if (!job.candidate_path.empty()) folders.push_back(fs::absolute(job.candidate_path).parent_path().string());
+  for (const std::string& file : {job.candidate_path, job.hidden_tests_path}) {
+    if (file.empty()) continue;
+    std::error_code ec;
+    folders.push_back(fs::absolute(file).parent_path().string());
+    const fs::path real = fs::weakly_canonical(fs::absolute(file), ec);
+    if (!ec) folders.push_back(real.parent_path().string());
+  }
   for (const std::string& folder : folders)
     if (!folder.empty() && !holds_tools(folder) &&
         std::find(spec.private_dirs.begin(), spec.private_dirs.end(), folder) == spec.private_dirs.end())

@@ -48,6 +48,36 @@ TEST(HiddenTests, EveryInputListIsOneMoreDistribution) {
   EXPECT_NE(r.output().find("hidden_3"), std::string::npos) << "kbv eval's text shows the hidden distributions\n" << r.output();
 }
 
+// examples/attacks/read_hidden_tests.py looks for the hidden-test file and fits only the shapes
+// it lists. The suite and its hidden tests lie outside /tmp (the working folder), where only the
+// sandbox's view of the host's user data hides them: it finds nothing and fails on hidden_3's
+// shape. The control, with that view off (KBV_SANDBOX_READONLY=0), reads the file and passes.
+TEST(HiddenTests, ACandidateCannotReadTheHiddenTests) {
+  const fs::path base = fs::absolute("kbv-hidden-suite-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "suite" / "level1");
+  fs::create_directories(base / "hidden_tests" / "level1");
+  fs::create_directories(base / "cands");
+  fs::copy_file(kProblem, base / "suite" / "level1" / "1_Double.py");
+  fs::copy_file(kHidden, base / "hidden_tests" / "level1" / "1_hidden.py");
+  for (const auto& entry : fs::recursive_directory_iterator(base))
+    fs::permissions(entry.path(), entry.is_directory() ? fs::perms::all : fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
+  fs::permissions(base, fs::perms::all);
+  const std::string attacker = (base / "cands" / "attack.py").string();
+  testing::bundle_attack("read_hidden_tests", attacker, {{"search_dir", base.string()}});
+  const std::vector<std::string> args{(base / "suite" / "level1" / "1_Double.py").string(), attacker, "--protocol", "verified",
+                                      "--no-timing", "--hidden-test", (base / "hidden_tests" / "level1" / "1_hidden.py").string()};
+  auto r = testing::run_kbv_eval(args, "cpu");
+  EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+  EXPECT_NE(r.verdict.dump().find("no hidden-test file in sight"), std::string::npos) << r.context();
+  if (base.string().rfind("/tmp/", 0) != 0) {
+    auto control = testing::run_kbv_eval(args, "cpu", 900, "", {{"KBV_SANDBOX_READONLY", "0"}});
+    EXPECT_NE(control.verdict.dump().find("READ "), std::string::npos) << "the attack works where the folder is in sight\n" << control.context();
+    EXPECT_EQ(control.outcome(), "correct") << control.context();
+  }
+  fs::remove_all(base);
+}
+
 TEST(HiddenTests, ACandidateRightOnlyOnTheProtocolsInputsFailsOnTheFilesInputs) {
   auto plain = eval("small_values_only.py", {});
   ASSERT_EQ(plain.outcome(), "correct") << "the premise: verified's own distributions miss it\n" << plain.context();

@@ -110,13 +110,15 @@ struct CliResult {
 // kbv eval <args> --device <device> --json <tmp> --build-dir <builds> [--time-budget ...]
 // `builds`: build_dir() unless given (shared_build_dir()).
 inline CliResult run_kbv_eval(std::vector<std::string> args, const std::string& device,
-                              double timeout_seconds = 900, const std::string& builds = "") {
+                              double timeout_seconds = 900, const std::string& builds = "",
+                              const std::map<std::string, std::string>& env = {}) {
   static std::atomic<int> counter{0};  // tests may evaluate from several threads
   std::string json_path = build_dir() + "/verdict-" + std::to_string(++counter) + ".json";
   ProcessSpec spec;
   spec.argv = {kBin + "/kbv", "eval"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.argv.insert(spec.argv.end(), {"--device", device, "--json", json_path, "--build-dir", builds.empty() ? build_dir() : builds});
+  spec.env_set = env;
   auto deadline = Clock::now() + std::chrono::seconds(static_cast<long>(timeout_seconds));
   CliResult r;
   r.process = run_process(spec, deadline);

@@ -1,9 +1,11 @@
 #include "judge/build_cache.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <openssl/evp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -144,6 +146,48 @@ void build_cache_close(const BuildCacheEntry& entry) {
   struct stat st {};
   if (::lstat(entry.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
   ::chmod(entry.dir.c_str(), 0700);
+}
+
+namespace {
+
+thread_local std::uintmax_t g_counted_bytes = 0;
+
+int count_blocks(const char*, const struct stat* st, int type, struct FTW*) {
+  if (type == FTW_F || type == FTW_SL) g_counted_bytes += static_cast<std::uintmax_t>(st->st_blocks) * 512;
+  return 0;
+}
+
+}  // namespace
+
+std::uintmax_t build_cache_bytes(const BuildCacheEntry& entry) {
+  g_counted_bytes = 0;
+  if (!entry.dir.empty()) ::nftw(entry.dir.c_str(), count_blocks, 32, FTW_PHYS);
+  return g_counted_bytes;
+}
+
+std::optional<std::string> build_cache_cap(const BuildCacheEntry& entry, std::uintmax_t cap) {
+  const std::uintmax_t bytes = build_cache_bytes(entry);
+  if (bytes <= cap) return std::nullopt;
+  auto emptied = isolation::empty_tree(entry.dir);
+  std::error_code ec;
+  fs::remove(entry.manifest, ec);
+  return "the candidate's build left " + std::to_string(bytes >> 20) + " MiB in its build-cache entry (more than " +
+         std::to_string(cap >> 20) + " MiB): emptied" + (emptied.ok ? "" : " in part: " + emptied.error);
+}
+
+std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry, const std::string& message,
+                                                      const std::string& log_tail, std::uintmax_t cap) {
+  auto says = [&](const char* what) { return message.find(what) != std::string::npos || log_tail.find(what) != std::string::npos; };
+  if (!says("No space left on device") && !says("ENOSPC") && !says("Errno 28")) return std::nullopt;
+  struct statvfs vfs {};
+  const std::string root = fs::path(entry.dir).parent_path().string();
+  if (::statvfs(root.c_str(), &vfs) != 0) return std::nullopt;
+  const std::uintmax_t free_bytes = static_cast<std::uintmax_t>(vfs.f_bavail) * vfs.f_frsize;
+  const std::uintmax_t total = static_cast<std::uintmax_t>(vfs.f_blocks) * vfs.f_frsize;
+  const bool full = free_bytes < (std::uintmax_t{512} << 20) || free_bytes < total / 100;
+  if (!full || build_cache_bytes(entry) > cap) return std::nullopt;
+  return "the build ran out of disk space: the build root's file system (" + root + ") has " + std::to_string(free_bytes >> 20) +
+         " MiB left, and not by this candidate's build; free some and evaluate it again";
 }
 
 void build_cache_record(const BuildCacheEntry& entry) {

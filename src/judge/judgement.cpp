@@ -178,6 +178,8 @@ std::vector<std::string> Judgement::stop_runners() {
   std::vector<std::string> warnings;
   if (sandbox_) sandbox_->stop();
   build_cache_close(cache_);
+  // Whatever its build left beyond any real build's size is given back to the disk now.
+  if (auto w = build_cache_cap(cache_)) warnings.push_back(*w);
   cache_lock_.reset();  // no sandbox of ours uses the entry now
   if (twin_) twin_->stop();
   // Its end speaks for every process the sandbox started only when they were in its PID namespace

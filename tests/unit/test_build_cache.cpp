@@ -1,6 +1,10 @@
 // The judge's record of what was built in a candidate's build-cache entry: a library that
 // changed, appeared or vanished after kbv recorded it empties the entry (it is rebuilt).
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -99,6 +103,70 @@ TEST_F(BuildCache, ALinkIsNeverFollowed) {
 TEST_F(BuildCache, LibrariesWithNoRecordAreNotTrusted) {
   fs::remove(entry_.manifest);
   EXPECT_TRUE(build_cache_verify(entry_).has_value());
+}
+
+// An entry its candidate filled past the cap (allocated blocks count: a fallocated file whole) is
+// emptied once its sandbox has ended; one a real build's size is kept.
+TEST_F(BuildCache, AnEntryFilledPastTheCapIsEmptied) {
+  EXPECT_EQ(build_cache_cap(entry_, 1 << 20), std::nullopt);
+  const std::string big = (fs::path(entry_.dir) / "filler.bin").string();
+  int fd = ::open(big.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::posix_fallocate(fd, 0, 3 << 20), 0);
+  ::close(fd);
+  EXPECT_GE(build_cache_bytes(entry_), std::uintmax_t{3} << 20);
+  auto warning = build_cache_cap(entry_, 1 << 20);
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("emptied"), std::string::npos) << *warning;
+  EXPECT_FALSE(fs::exists(big));
+  EXPECT_TRUE(fs::is_directory(entry_.dir)) << "the entry itself stays, empty";
+}
+
+// "No space left on device" in a failed build is the host's state only when the judge sees the
+// build root's disk (almost) full and the entry is not what filled it; the candidate's word
+// alone (an OSError it raised) keeps its compile_error.
+TEST_F(BuildCache, ABuildOutOfDiskIsTheHostsOnlyWhenTheJudgeSeesTheDiskFull) {
+  EXPECT_EQ(build_failed_for_host_disk(entry_, "OSError: [Errno 28] No space left on device", ""), std::nullopt)
+      << "this disk has room: the claim is the candidate's";
+  EXPECT_EQ(build_failed_for_host_disk(entry_, "SyntaxError: invalid syntax", ""), std::nullopt);
+  // On a full file system of its own (a small tmpfs, in a mount namespace of a child process).
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(p[0]);
+    std::string answer = "skip";
+    const fs::path small = root_ / "small";
+    fs::create_directories(small);
+    if (::unshare(CLONE_NEWNS) == 0 && ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+        ::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4m") == 0) {
+      const BuildCacheEntry e = build_cache_entry(small.string(), "fedcba9876543210fedcba9876543210");
+      build_cache_create(e);
+      {
+        std::ofstream fill(small / "filler");
+        std::string block(1 << 16, 'x');
+        while (fill.write(block.data(), block.size())) {
+        }
+      }
+      auto why = build_failed_for_host_disk(e, "OSError: [Errno 28] No space left on device", "");
+      answer = why ? "host: " + *why : "candidate";
+      // The same full disk, filled by the entry itself: the candidate's doing.
+      fs::rename(small / "filler", fs::path(e.dir) / "filler");
+      auto own = build_failed_for_host_disk(e, "OSError: [Errno 28] No space left on device", "", 1 << 20);
+      answer += own ? "|host" : "|candidate";
+    }
+    (void)!::write(p[1], answer.data(), answer.size());
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  std::string answer;
+  char buf[512];
+  for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) answer.append(buf, n);
+  ::close(p[0]);
+  ::waitpid(child, nullptr, 0);
+  if (answer == "skip") GTEST_SKIP() << "no mount namespace for a small file system here";
+  EXPECT_EQ(answer.rfind("host: the build ran out of disk space", 0), 0u) << answer;
+  EXPECT_NE(answer.find("|candidate"), std::string::npos) << answer;
 }
 
 }  // namespace

@@ -98,7 +98,11 @@ std::vector<std::string> batch_folders(const EvalOptions& o) {
     const std::string f = fs::absolute(folder).lexically_normal().string();
     if (std::find(folders.begin(), folders.end(), f) == folders.end()) folders.push_back(f);
   };
-  for (const auto& candidate : o.candidates) add(fs::absolute(candidate).parent_path());
+  for (const auto& candidate : o.candidates) {
+    add(fs::absolute(candidate).parent_path());
+    std::error_code ec;  // a linked file: where it really lies, too
+    if (const fs::path real = fs::weakly_canonical(fs::absolute(candidate), ec); !ec) add(real.parent_path());
+  }
   for (const auto& folder : o.hide_from_candidates) add(folder);
   return folders;
 }

@@ -86,9 +86,11 @@ def hidden_from_candidates(staging: "Staging", candidates: Sequence[Union[File, 
     folders = [str(staging.root)]
     for c in candidates:
         if source_code(c) is None:
-            folder = os.path.dirname(os.path.abspath(os.fspath(c.path)))
-            if folder not in folders and os.path.isdir(folder):
-                folders.append(folder)
+            path = os.fspath(c.path)
+            # as named, and where a linked file really lies
+            for folder in (os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path))):
+                if folder not in folders and os.path.isdir(folder):
+                    folders.append(folder)
     return tuple(a for folder in folders for a in ("--hide-from-candidates", folder))
 
 

@@ -146,9 +146,12 @@ MountPlan plan_mounts(const SandboxSpec& spec, std::uint32_t uid) {
       if (ec) continue;
       const std::string named = fs::path(p).lexically_normal().string();
       if (path == dir) why = "it is itself needed (" + p + ")";
-      // Reached through a link inside it that leads out: the tmpfs would hide the link.
-      else if ((under(named, named_dir) || under(named, dir)) && !under(path, dir)) why = p + " is reached through a link inside it";
-      else if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
+      // Reached through a link inside it that leads out: the tmpfs hides the link, so the path
+      // comes back as named (real folders along it, the link's target bound at its end).
+      else if ((under(named, named_dir) || under(named, dir)) && !under(path, dir)) {
+        const std::string as_named = under(named, dir) ? named : dir + named.substr(named_dir.size());
+        if (std::find(priv.children.begin(), priv.children.end(), as_named) == priv.children.end()) priv.children.push_back(as_named);
+      } else if (under(path, dir) && std::find(priv.children.begin(), priv.children.end(), path) == priv.children.end())
         priv.children.push_back(path);
     }
     if (priv.children.size() > 48) why = "too many paths beneath it to bring back";

@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -175,17 +176,25 @@ std::optional<std::string> build_cache_cap(const BuildCacheEntry& entry, std::ui
          std::to_string(cap >> 20) + " MiB): emptied" + (emptied.ok ? "" : " in part: " + emptied.error);
 }
 
-std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry, const std::string& message,
-                                                      const std::string& log_tail, std::uintmax_t cap) {
+bool build_says_disk_full(const std::string& message, const std::string& log_tail) {
   auto says = [&](const char* what) { return message.find(what) != std::string::npos || log_tail.find(what) != std::string::npos; };
-  if (!says("No space left on device") && !says("ENOSPC") && !says("Errno 28")) return std::nullopt;
+  return says("No space left on device") || says("ENOSPC") || says("Errno 28");
+}
+
+std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry) {
+  if (entry.dir.empty()) return std::nullopt;
+  isolation::empty_tree(entry.dir);
+  std::error_code ec;
+  fs::remove(entry.manifest, ec);
   struct statvfs vfs {};
   const std::string root = fs::path(entry.dir).parent_path().string();
   if (::statvfs(root.c_str(), &vfs) != 0) return std::nullopt;
   const std::uintmax_t free_bytes = static_cast<std::uintmax_t>(vfs.f_bavail) * vfs.f_frsize;
   const std::uintmax_t total = static_cast<std::uintmax_t>(vfs.f_blocks) * vfs.f_frsize;
-  const bool full = free_bytes < (std::uintmax_t{512} << 20) || free_bytes < total / 100;
-  if (!full || build_cache_bytes(entry) > cap) return std::nullopt;
+  // Full: less free than a build needs at the least, as the judge sees it now (512 MiB, or 1% of a
+  // smaller file system).
+  const bool full = free_bytes < std::min<std::uintmax_t>(std::uintmax_t{512} << 20, total / 100);
+  if (!full) return std::nullopt;
   return "the build ran out of disk space: the build root's file system (" + root + ") has " + std::to_string(free_bytes >> 20) +
          " MiB left, and not by this candidate's build; free some and evaluate it again";
 }

@@ -39,7 +39,7 @@ void build_cache_close(const BuildCacheEntry& entry);
 
 // What a candidate's build may leave on disk: a load_inline build writes tens of MiB. An entry
 // above it was filled on purpose (the host's disk, under every other candidate's build).
-inline constexpr std::uintmax_t kBuildEntryCapBytes = 4ull << 30;
+inline constexpr std::uintmax_t kBuildEntryCapBytes = 1ull << 30;
 
 // The bytes the entry's files take on disk (allocated blocks: a fallocated file counts whole),
 // links not followed.
@@ -49,13 +49,14 @@ std::uintmax_t build_cache_bytes(const BuildCacheEntry& entry);
 // at once, nothing of it cached). Returns the warning for the verdict, or nullopt.
 std::optional<std::string> build_cache_cap(const BuildCacheEntry& entry, std::uintmax_t cap = kBuildEntryCapBytes);
 
-// A build that failed for want of disk space (ENOSPC in its message or log) while the build
-// root's file system has almost none left, and not by filling its own entry: the host's state,
-// not the candidate's compile_error. The judge's own evidence: the file system's free space
-// (statvfs, when the failure is reported) and the entry's size; the candidate's word alone
-// ("No space left on device" raised at import) is not enough. Returns the reason, or nullopt.
-std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry, const std::string& message,
-                                                      const std::string& log_tail, std::uintmax_t cap = kBuildEntryCapBytes);
+// A build that failed for want of disk space (ENOSPC in its message or log): call it once the
+// sandbox has ended (no file it holds open, unlinked or not, keeps its blocks). It empties the
+// failed entry, then looks at the build root's file system itself: still (almost) full, the
+// disk was filled by someone else and the failure is the host's state (kbv's internal_error);
+// otherwise it is the candidate's compile_error, whatever it claimed. Returns the reason for an
+// internal_error, or nullopt.
+bool build_says_disk_full(const std::string& message, const std::string& log_tail);
+std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry);
 
 // After a build: records the sha256 of every shared library under the entry.
 void build_cache_record(const BuildCacheEntry& entry);

@@ -59,13 +59,41 @@ std::vector<std::string> user_data_folders() {
   return out;
 }
 
-// A PATH entry's bin/ belongs to a Python environment or a CUDA toolkit whose tools read beside
-// them (a venv's pyvenv.cfg for its ninja, CUDA's include/ for nvcc): the whole prefix comes back.
-bool tool_prefix(const fs::path& bin) {
+// What comes back beside a PATH entry whose tools read beside it: a venv's pyvenv.cfg and
+// libraries (its ninja runs its python), CUDA's headers and libraries (nvcc), a conda
+// environment whole, pyenv's root for its shims. Named parts only where the prefix may be a
+// project folder (`python -m venv .`): never its other files.
+std::vector<std::string> tool_prefix_parts(const fs::path& entry) {
   std::error_code ec;
-  if (bin.filename() != "bin") return false;
-  const fs::path prefix = bin.parent_path();
-  return fs::exists(prefix / "pyvenv.cfg", ec) || fs::exists(prefix / "conda-meta", ec) || fs::exists(bin / "nvcc", ec);
+  const fs::path prefix = entry.parent_path();
+  std::vector<std::string> out;
+  auto parts = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (fs::exists(prefix / name, ec)) out.push_back((prefix / name).string());
+  };
+  if (entry.filename() == "shims" && fs::is_directory(prefix / "libexec", ec)) out.push_back(prefix.string());
+  if (entry.filename() != "bin") return out;
+  if (fs::exists(prefix / "conda-meta", ec)) out.push_back(prefix.string());
+  else if (fs::exists(prefix / "pyvenv.cfg", ec)) parts({"pyvenv.cfg", "lib", "lib64", "include"});
+  else if (fs::exists(entry / "nvcc", ec) && fs::exists(prefix / "include" / "cuda.h", ec))
+    parts({"include", "lib", "lib64", "nvvm", "targets", "share", "extras"});
+  return out;
+}
+
+// The folders the site's .pth files add to sys.path (editable installs): its imports need them.
+std::vector<std::string> pth_folders(const std::string& site) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(site, ec)) {
+    if (entry.path().extension() != ".pth") continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      std::error_code e;
+      if (!line.empty() && line[0] == '/' && fs::is_directory(line, e) && out.size() < 32) out.push_back(line);
+    }
+  }
+  return out;
 }
 
 bool off(const char* name) {
@@ -165,9 +193,10 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
     for (std::string part; std::getline(parts, part, ':');) {
       if (part.empty()) continue;
       spec.private_keep.push_back(part);
-      if (tool_prefix(fs::path(part).lexically_normal())) spec.private_keep.push_back(fs::path(part).lexically_normal().parent_path().string());
+      for (auto& extra : tool_prefix_parts(fs::path(part).lexically_normal())) spec.private_keep.push_back(std::move(extra));
     }
   }
+  for (auto& folder : pth_folders(KBV_SANDBOX_PYTHON_SITE)) spec.private_keep.push_back(std::move(folder));
   // What it sees of the host's user data is an allow-list: beneath every top-level folder that is
   // not the system's, only what comes back. So no candidate file, hidden test, results DB or
   // anything else a user keeps there is in its sight, wherever it lies, named or not.

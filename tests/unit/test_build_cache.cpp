@@ -122,13 +122,13 @@ TEST_F(BuildCache, AnEntryFilledPastTheCapIsEmptied) {
   EXPECT_TRUE(fs::is_directory(entry_.dir)) << "the entry itself stays, empty";
 }
 
-// "No space left on device" in a failed build is the host's state only when the judge sees the
-// build root's disk (almost) full and the entry is not what filled it; the candidate's word
-// alone (an OSError it raised) keeps its compile_error.
+// A build out of disk is the host's only when, its sandbox ended and its entry emptied, the judge
+// still sees the build root's disk (almost) full: filled by someone else. A disk its own entry
+// filled, or one with room, keeps the candidate's compile_error whatever it claimed.
 TEST_F(BuildCache, ABuildOutOfDiskIsTheHostsOnlyWhenTheJudgeSeesTheDiskFull) {
-  EXPECT_EQ(build_failed_for_host_disk(entry_, "OSError: [Errno 28] No space left on device", ""), std::nullopt)
-      << "this disk has room: the claim is the candidate's";
-  EXPECT_EQ(build_failed_for_host_disk(entry_, "SyntaxError: invalid syntax", ""), std::nullopt);
+  EXPECT_TRUE(build_says_disk_full("OSError: [Errno 28] No space left on device", ""));
+  EXPECT_FALSE(build_says_disk_full("SyntaxError: invalid syntax", ""));
+  EXPECT_EQ(build_failed_for_host_disk(entry_), std::nullopt) << "this disk has room: the claim is the candidate's";
   // On a full file system of its own (a small tmpfs, in a mount namespace of a child process).
   int p[2];
   ASSERT_EQ(::pipe(p), 0);
@@ -138,22 +138,23 @@ TEST_F(BuildCache, ABuildOutOfDiskIsTheHostsOnlyWhenTheJudgeSeesTheDiskFull) {
     std::string answer = "skip";
     const fs::path small = root_ / "small";
     fs::create_directories(small);
+    auto fill = [](const fs::path& file) {
+      std::ofstream out(file);
+      std::string block(1 << 16, 'x');
+      while (out.write(block.data(), block.size())) {
+      }
+    };
     if (::unshare(CLONE_NEWNS) == 0 && ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
         ::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4m") == 0) {
       const BuildCacheEntry e = build_cache_entry(small.string(), "fedcba9876543210fedcba9876543210");
       build_cache_create(e);
-      {
-        std::ofstream fill(small / "filler");
-        std::string block(1 << 16, 'x');
-        while (fill.write(block.data(), block.size())) {
-        }
-      }
-      auto why = build_failed_for_host_disk(e, "OSError: [Errno 28] No space left on device", "");
-      answer = why ? "host: " + *why : "candidate";
-      // The same full disk, filled by the entry itself: the candidate's doing.
-      fs::rename(small / "filler", fs::path(e.dir) / "filler");
-      auto own = build_failed_for_host_disk(e, "OSError: [Errno 28] No space left on device", "", 1 << 20);
-      answer += own ? "|host" : "|candidate";
+      // Filled by its own entry: emptied, the disk has room again.
+      fill(fs::path(e.dir) / "filler");
+      answer = build_failed_for_host_disk(e) ? "host" : "candidate";
+      // Filled beside it (another candidate's entry): still full.
+      fill(small / "filler");
+      auto why = build_failed_for_host_disk(e);
+      answer += why ? "|host: " + *why : "|candidate";
     }
     (void)!::write(p[1], answer.data(), answer.size());
     ::_exit(0);
@@ -165,8 +166,7 @@ TEST_F(BuildCache, ABuildOutOfDiskIsTheHostsOnlyWhenTheJudgeSeesTheDiskFull) {
   ::close(p[0]);
   ::waitpid(child, nullptr, 0);
   if (answer == "skip") GTEST_SKIP() << "no mount namespace for a small file system here";
-  EXPECT_EQ(answer.rfind("host: the build ran out of disk space", 0), 0u) << answer;
-  EXPECT_NE(answer.find("|candidate"), std::string::npos) << answer;
+  EXPECT_EQ(answer.rfind("candidate|host: the build ran out of disk space", 0), 0u) << answer;
 }
 
 }  // namespace

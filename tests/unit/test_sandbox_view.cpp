@@ -74,11 +74,14 @@ TEST(SandboxView, TheCandidatesRealFolderAndTheHiddenTestsArePrivate) {
   EXPECT_TRUE(has(spec.private_dirs, fs::canonical(t.root / "hidden").string()));
 }
 
-// A PATH entry that is a venv's bin/ brings the venv back whole (its ninja's python reads
-// pyvenv.cfg beside bin/); a plain bin/ comes back alone.
-TEST(SandboxView, AVenvOnPathComesBackWhole) {
+// A PATH entry that is a venv's bin/ brings back its pyvenv.cfg and lib/ (its ninja's python reads
+// them), not the rest of the folder (a project made with `python -m venv .` keeps its files
+// there); a plain bin/ comes back alone.
+TEST(SandboxView, AVenvOnPathBringsBackItsPartsNotItsFolder) {
   Tree t;
   fs::create_directories(t.root / "venv" / "bin");
+  fs::create_directories(t.root / "venv" / "lib");
+  fs::create_directories(t.root / "venv" / "runs");
   std::ofstream(t.root / "venv" / "pyvenv.cfg") << "home = /usr/bin\n";
   fs::create_directories(t.root / "plain" / "bin");
   const char* old = std::getenv("PATH");
@@ -88,7 +91,10 @@ TEST(SandboxView, AVenvOnPathComesBackWhole) {
   job.problem_path = "/p.py";
   const auto spec = spec_for(job);
   ::setenv("PATH", saved.c_str(), 1);
-  EXPECT_TRUE(has(spec.private_keep, (t.root / "venv").string()));
+  EXPECT_TRUE(has(spec.private_keep, (t.root / "venv" / "pyvenv.cfg").string()));
+  EXPECT_TRUE(has(spec.private_keep, (t.root / "venv" / "lib").string()));
+  EXPECT_FALSE(has(spec.private_keep, (t.root / "venv").string()));
+  EXPECT_FALSE(has(spec.private_keep, (t.root / "venv" / "runs").string()));
   EXPECT_TRUE(has(spec.private_keep, (t.root / "plain" / "bin").string()));
   EXPECT_FALSE(has(spec.private_keep, (t.root / "plain").string()));
 }

@@ -164,9 +164,9 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   spec.scratch = tmp_dir;
   spec.working_dir = tmp_dir;
   spec.limits.memory_bytes = job.sandbox_memory_bytes;
-  // Its tmpfs folders (/tmp, /dev/shm, the scratch) are memory: within its limit even where no
-  // memory cgroup counts their pages against it (RLIMIT_DATA does not).
-  if (job.sandbox_memory_bytes > 0) spec.limits.tmp_bytes = std::min(spec.limits.tmp_bytes, job.sandbox_memory_bytes / 4);
+  // Its tmpfs folders (/tmp, /dev/shm, the scratch) are memory: none larger than its limit, even
+  // where no memory cgroup counts their pages against it (RLIMIT_DATA does not).
+  if (job.sandbox_memory_bytes > 0) spec.limits.tmp_bytes = std::min(spec.limits.tmp_bytes, job.sandbox_memory_bytes);
   spec.limits.max_processes = job.sandbox_max_processes;
   spec.use_namespaces = !off("KBV_SANDBOX_NAMESPACES");
   spec.use_landlock = !off("KBV_SANDBOX_LANDLOCK");

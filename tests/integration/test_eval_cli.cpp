@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "kbv_cli.hpp"
@@ -84,6 +85,40 @@ TEST(EvalCli, ACandidateCannotReadTheCandidatesBesideIt) {
     EXPECT_EQ(outcome(sibling), "correct") << context(sibling);
     std::filesystem::remove_all(dir);
   }
+}
+
+// examples/attacks/disk_full_excuse.py takes the disk its build entry lies on (a small tmpfs,
+// mounted in a mount namespace of kbv's own) through a file it unlinks and holds, then raises
+// ENOSPC: its failure stays its own compile_error, not kbv's internal_error, and the disk is given
+// back when its sandbox ends.
+TEST(EvalCli, ACandidateCannotBlameTheDiskForItsFailure) {
+  testing::FreshTempDir dir("kbv-disk-excuse");
+  const std::string disk = (dir.path / "disk").string();
+  const std::string json = (dir.path / "v.json").string();
+  std::filesystem::create_directories(disk);
+  const std::string script = "mount -t tmpfs -o size=200m,mode=755 kbv-test-disk '" + disk + "' || exit 77; mkdir -m 755 '" + disk +
+                             "/builds' && '" + testing::kBin + "/kbv' eval '" + kRelu + "' '" + testing::kSource +
+                             "/examples/attacks/disk_full_excuse.py' --device cpu --no-timing --quiet --json '" + json +
+                             "' --build-dir '" + disk + "/builds' && df -m '" + disk + "' | tail -1";
+  ProcessSpec spec;
+  spec.argv = {"unshare", "-m", "--propagation", "private", "sh", "-c", script};
+  auto r = run_process(spec, Clock::now() + std::chrono::seconds(600));
+  if (r.exit_code == 77 || r.output_head.find("unshare failed") != std::string::npos) GTEST_SKIP() << "no mount namespace here: " << r.output_head;
+  std::ifstream in(json);
+  const auto verdict = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(verdict.is_object()) << r.output_head << r.output_tail;
+  EXPECT_EQ(verdict.value("outcome", ""), "compile_error") << verdict.dump().substr(0, 2000);
+  EXPECT_NE(verdict.value("reason", "").find("No space left"), std::string::npos) << verdict.dump().substr(0, 2000);
+  // df's line: the disk's used MiB back to (almost) nothing.
+  const std::string out = r.output_head + r.output_tail;
+  const auto at = out.find("kbv-test-disk");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::istringstream df(out.substr(at));
+  std::string name;
+  long total = 0, used = -1;
+  df >> name >> total >> used;
+  EXPECT_GE(used, 0) << out;
+  EXPECT_LT(used, 10) << out;
 }
 
 TEST(EvalCli, WrongCandidateIsIncorrectWithErrors) {

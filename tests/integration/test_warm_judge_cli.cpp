@@ -192,9 +192,10 @@ TEST_F(WarmJudge, OneJsonFileForSeveralCandidatesIsAUsageError) {
 
 // examples/attacks/copy_sibling.py in a/ looks for a ModelNew in b/. kbv eval hides from every
 // sandbox the folder of each candidate on its command line, and those --hide-from-candidates names
-// (the Python API's batch split over several kbv processes): either way the attack finds nothing
-// and its zeros are incorrect. Outside /tmp (the working folder), where only that hides b/: the
-// attacker alone, not told of b/, takes b's ModelNew (the control that shows the attack works).
+// (the Python API's batch split over several kbv processes), and the host's user data (the working
+// folder's top-level folder) is private as a whole: either way the attack finds nothing and its
+// zeros are incorrect. Outside /tmp, with the private folders off (KBV_SANDBOX_READONLY=0), it
+// takes b's ModelNew: the control that shows the attack works.
 TEST_F(WarmJudge, NoCandidateOfABatchSeesIntoAnotherCandidatesFolder) {
   const fs::path base = fs::absolute("kbv-batch-folders-" + std::to_string(::getpid()));
   fs::remove_all(base);
@@ -221,9 +222,9 @@ TEST_F(WarmJudge, NoCandidateOfABatchSeesIntoAnotherCandidatesFolder) {
   EXPECT_FALSE(took(told.verdicts[0])) << told.context();
 
   if (base.string().rfind("/tmp/", 0) != 0) {
-    Batch untold = eval({attacker}, {"--no-timing"});
-    ASSERT_EQ(untold.verdicts.size(), 1u) << untold.context();
-    EXPECT_TRUE(took(untold.verdicts[0])) << "without the option b/ is in sight: the attack must work\n" << untold.context();
+    Batch open = eval({attacker}, {"--no-timing"}, {{"KBV_SANDBOX_READONLY", "0"}});
+    ASSERT_EQ(open.verdicts.size(), 1u) << open.context();
+    EXPECT_TRUE(took(open.verdicts[0])) << "with the private folders off, b/ is in sight: the attack must work\n" << open.context();
   } else {
     ::testing::Test::RecordProperty("control", "skipped: the working folder is under /tmp, which every sandbox replaces");
   }

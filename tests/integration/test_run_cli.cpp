@@ -174,7 +174,7 @@ std::string run_swish_pair(const fs::path& root, const std::string& db, const st
 
 // A run's candidates cannot read each other: examples/attacks/copy_sibling.py in one model's
 // folder looks through the whole runs folder (outside /tmp: the test's working folder) for
-// another model's ModelNew. Its sandbox sees neither folder (the job's candidates_root), so its
+// another model's ModelNew. Its sandbox sees neither folder (the job's batch_folders), so its
 // zeros are incorrect; the other model's honest ReLU is correct. A link out of the runs folder
 // (to a file only kbv's user may read) is skipped, not judged.
 TEST(RunCli, ARunsCandidatesCannotReadEachOther) {

@@ -88,6 +88,14 @@ std::map<std::string, std::string> libraries_in(const std::string& dir) {
   return out;
 }
 
+// The entry emptied (the folder kept, for the sandbox's next build) and its record gone.
+isolation::RemoveResult empty_entry(const BuildCacheEntry& entry) {
+  auto emptied = isolation::empty_tree(entry.dir);
+  std::error_code ec;
+  fs::remove(entry.manifest, ec);
+  return emptied;
+}
+
 }  // namespace
 
 BuildCacheEntry build_cache_entry(const std::string& build_root, const std::string& source_sha256) {
@@ -119,10 +127,7 @@ std::optional<std::string> build_cache_verify(const BuildCacheEntry& entry) {
     for (const auto& [rel, sha] : recorded.items())
       if (!present.count(rel)) mismatch = rel + " vanished after it was built";
   }
-  if (mismatch) {
-    isolation::empty_tree(entry.dir);
-    fs::remove(entry.manifest, ec);
-  }
+  if (mismatch) empty_entry(entry);
   return mismatch;
 }
 
@@ -169,9 +174,7 @@ std::uintmax_t build_cache_bytes(const BuildCacheEntry& entry) {
 std::optional<std::string> build_cache_cap(const BuildCacheEntry& entry, std::uintmax_t cap) {
   const std::uintmax_t bytes = build_cache_bytes(entry);
   if (bytes <= cap) return std::nullopt;
-  auto emptied = isolation::empty_tree(entry.dir);
-  std::error_code ec;
-  fs::remove(entry.manifest, ec);
+  auto emptied = empty_entry(entry);
   return "the candidate's build left " + std::to_string(bytes >> 20) + " MiB in its build-cache entry (more than " +
          std::to_string(cap >> 20) + " MiB): emptied" + (emptied.ok ? "" : " in part: " + emptied.error);
 }
@@ -183,9 +186,7 @@ bool build_says_disk_full(const std::string& message, const std::string& log_tai
 
 std::optional<std::string> build_failed_for_host_disk(const BuildCacheEntry& entry) {
   if (entry.dir.empty()) return std::nullopt;
-  isolation::empty_tree(entry.dir);
-  std::error_code ec;
-  fs::remove(entry.manifest, ec);
+  empty_entry(entry);
   struct statvfs vfs {};
   const std::string root = fs::path(entry.dir).parent_path().string();
   if (::statvfs(root.c_str(), &vfs) != 0) return std::nullopt;

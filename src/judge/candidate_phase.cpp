@@ -155,12 +155,15 @@ void Judgement::await_build() {
     std::string kind = f.str("kind", 32), message = first_line(f.str("message", 8000));
     if (kind == "needs_cuda") throw needs_cuda_ending(message, !device_.is_cuda(), job_.candidate_path);
     if (kind == "runtime_error") throw Ending{Outcome::runtime_error, message};
-    if (build_says_disk_full(message, build.log_tail)) {
-      sandbox_->stop(2.0);  // its open files, unlinked or not, give their blocks back first
-      if (auto why = build_failed_for_host_disk(cache_)) throw Ending{Outcome::internal_error, *why};
-    }
+    end_if_host_disk_full(message, build.log_tail);
     throw Ending{Outcome::compile_error, with_compiler_error(message, f, cache_.log)};
   }
+}
+
+void Judgement::end_if_host_disk_full(const std::string& message, const std::string& log_tail) {
+  if (!build_says_disk_full(message, log_tail)) return;
+  sandbox_->stop(2.0);  // its open files, unlinked or not, give their blocks back first
+  if (auto why = build_failed_for_host_disk(cache_)) throw Ending{Outcome::internal_error, *why};
 }
 
 void Judgement::finish_build_only() {
@@ -200,10 +203,7 @@ void Judgement::finish_build_only() {
     // import) failed for the same reason with the GPU: the architecture is given. Anything else
     // may be the missing GPU's doing.
     if (device_free && !compiler_failed(f)) throw needs_device(message);
-    if (build_says_disk_full(message, build.log_tail)) {
-      sandbox_->stop(2.0);  // its open files, unlinked or not, give their blocks back first
-      if (auto why = build_failed_for_host_disk(cache_)) throw Ending{Outcome::internal_error, *why};
-    }
+    end_if_host_disk_full(message, build.log_tail);
     throw Ending{Outcome::compile_error, with_compiler_error(message, f, cache_.log)};
   }
   enter(Stage::built);

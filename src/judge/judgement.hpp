@@ -220,6 +220,9 @@ class Judgement {
   void construct_candidate();
   void hand_over_weights();
   void finish_build_only();
+  // A failed build that says the disk was full: an internal_error only if, its sandbox stopped
+  // and its entry emptied, the judge still sees the build root's disk full (build_cache.hpp).
+  void end_if_host_disk_full(const std::string& message, const std::string& log_tail);
 
   // candidate_calls.cpp
   void bind_slot(std::uint32_t slot, const ArgList& like);

@@ -182,10 +182,8 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
   // kbv's cache (the Python API's staging), the folder the candidate came from and its batch's
   // (kbv run's runs) only what it needs: no candidate reads another, even one whose sandbox
   // opened its entry to all, or another's verdict. What it needs beneath them comes back, and so
-  // do the folders its environment names (its tools: PATH, CUDA_HOME...). A candidate's folder
-  // that holds kbv, its Python or those tools (a home folder, a project root) stays as its
-  // permissions make it: hiding it could hide what a tool needs and no list names (a venv's
-  // pyvenv.cfg, CUDA's include/).
+  // do the folders its environment names (its tools: PATH, CUDA_HOME...) and the parts of their
+  // prefixes those tools read (tool_prefix_parts).
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "KBV_PYTHONPATH", "CUDA_HOME", "CUDA_PATH"}) {
     auto it = spec.env.find(name);
     if (it == spec.env.end()) continue;
@@ -219,7 +217,9 @@ isolation::SandboxSpec candidate_sandbox_spec(const WorkerJob& job, const BuildC
            std::any_of(spec.private_keep.begin(), spec.private_keep.end(), beneath);
   };
   // And by name, for those under the system's folders: the batch's folders, the candidate's (as
-  // named and, for a link, where its file really lies) and the hidden tests'.
+  // named and, for a link, where its file really lies) and the hidden tests'. One that holds
+  // kbv, its Python or its tools (a project root in /opt) is not covered by name: what its tools
+  // read there beside the named paths is not known.
   std::vector<std::string> folders = job.batch_folders;
   for (const std::string& file : {job.candidate_path, job.hidden_tests_path}) {
     if (file.empty()) continue;

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job.hpp"
+#include "fresh_temp_dir.hpp"
 #include "orchestrate/subprocess.hpp"
 
 namespace kbv::testing {
@@ -79,19 +80,6 @@ inline const std::string& shared_build_dir() {
 }
 #endif
 
-// A folder of a test's own under the temp folder, made empty and removed on the way out.
-struct FreshTempDir {
-  std::filesystem::path path;
-  explicit FreshTempDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~FreshTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 struct CliResult {
   ProcessResult process;

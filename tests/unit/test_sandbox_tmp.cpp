@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fresh_temp_dir.hpp"
 #include "isolation/sandbox_tmp.hpp"
 
 namespace kbv::isolation {
@@ -15,16 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Parent {
-  fs::path path = fs::temp_directory_path() / ("kbv-sandbox-tmp-test-" + std::to_string(::getpid()));
-  Parent() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~Parent() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct Parent : testing::FreshTempDir {
+  Parent() : FreshTempDir("kbv-sandbox-tmp-test") {}
 };
 
 // A judge in a child process makes its folder, puts a file in it, and is killed with SIGKILL.

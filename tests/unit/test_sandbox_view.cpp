@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fresh_temp_dir.hpp"
 #include "judge/sandbox_setup.hpp"
 
 namespace kbv::judge {
@@ -21,15 +22,8 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 }
 
 struct Tree {
-  fs::path root = fs::temp_directory_path() / ("kbv-sandbox-view-" + std::to_string(::getpid()));
-  Tree() {
-    fs::remove_all(root);
-    fs::create_directories(root);
-  }
-  ~Tree() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
+  testing::FreshTempDir dir{"kbv-sandbox-view"};
+  const fs::path& root = dir.path;
 };
 
 isolation::SandboxSpec spec_for(const WorkerJob& job) {

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "judge/blockwise.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "torch_host/device.hpp"
@@ -49,8 +50,11 @@ std::string poison_evidence(const std::vector<at::Tensor>& reference, const std:
     const at::Tensor& r = reference[i];
     const at::Tensor& o = output[i];
     if (!r.defined() || !o.defined() || r.sizes() != o.sizes() || !o.is_floating_point() || o.numel() == 0) continue;
-    const at::Tensor finite_ref = r.is_floating_point() ? at::isfinite(r) : at::ones_like(r, at::kBool);
-    const std::int64_t nan_where_finite = at::logical_and(at::isnan(o.to(r.device())), finite_ref).sum().item<std::int64_t>();
+    const at::Tensor o_here = o.to(r.device());
+    const std::int64_t nan_where_finite = count_blockwise({r, o_here}, [](const std::vector<at::Tensor>& b) {
+      at::Tensor nan = at::isnan(b[1]);
+      return b[0].is_floating_point() ? nan.logical_and_(at::isfinite(b[0])) : nan;
+    });
     if (2 * nan_where_finite > o.numel())
       return "output " + std::to_string(i) + " is NaN in " + std::to_string(nan_where_finite) + " of " + std::to_string(o.numel()) +
              " elements where the reference is finite, and NaN is what the judge leaves in the inputs between calls";
@@ -66,12 +70,17 @@ std::string computed_from_poison(const std::vector<at::Tensor>& reference, const
     const at::Tensor& p = from_poison[i];
     if (!r.defined() || !o.defined() || !p.defined() || r.sizes() != o.sizes() || p.sizes() != o.sizes() || o.numel() == 0) continue;
     const auto type = o.is_floating_point() ? o.scalar_type() : at::kDouble;
-    const at::Tensor rd = r.to(o.device(), type), od = o.to(type), pd = p.to(o.device(), type);
-    const at::Tensor wrong = at::logical_not(at::isclose(od, rd, rtol, atol, /*equal_nan=*/true));
-    const std::int64_t n_wrong = wrong.sum().item<std::int64_t>();
+    const at::Tensor r_here = r.to(o.device()), p_here = p.to(o.device());
+    // Block by block, each converted there: whole, these are several copies of an output.
+    auto wrong_in = [&](const std::vector<at::Tensor>& b) {
+      return at::logical_not(at::isclose(b[1].to(type), b[0].to(type), rtol, atol, /*equal_nan=*/true));
+    };
+    const std::int64_t n_wrong = count_blockwise({r_here, o, p_here}, wrong_in);
     if (n_wrong == 0) continue;
-    const at::Tensor same = at::logical_or(at::eq(od, pd), at::logical_and(at::isnan(od), at::isnan(pd)));
-    const std::int64_t n_same = at::logical_and(wrong, same).sum().item<std::int64_t>();
+    const std::int64_t n_same = count_blockwise({r_here, o, p_here}, [&](const std::vector<at::Tensor>& b) {
+      const at::Tensor od = b[1].to(type), pd = b[2].to(type);
+      return wrong_in(b).logical_and_(at::logical_or(at::eq(od, pd), at::logical_and(at::isnan(od), at::isnan(pd))));
+    });
     if (2 * n_same > n_wrong)
       return "output " + std::to_string(i) + " is, in " + std::to_string(n_same) + " of its " + std::to_string(n_wrong) +
              " wrong elements, exactly what the candidate returns for inputs that hold only the poison the judge leaves "
@@ -112,8 +121,9 @@ void Judgement::ready_slot(std::uint32_t slot, const ArgList& inputs) {
 
 void Judgement::close_call(std::uint32_t slot, const ArgList& pristine, CallOutputs& out, CallMode mode) {
   // Read again now that the sandbox's work is over and the judge's stream has synchronised:
-  // anything that differs from the snapshot taken at the window's end was written after it.
-  if (mode == CallMode::in_window && !out.views.empty() && !out.snapshot.empty()) out.late_writes = find_late_writes(out.snapshot, snapshot_outputs(out.views));
+  // anything that differs from the snapshot taken at the window's end was written after it. The
+  // outputs themselves are read, block by block, not a second copy of them (blockwise.hpp).
+  if (mode == CallMode::in_window && !out.views.empty() && !out.snapshot.empty()) out.late_writes = find_late_writes(out.snapshot, out.views);
   if (strict()) out.input_mutation = find_input_mutation(pristine, slot_inputs(slot));
   if (device_.is_cuda()) {
     for (std::size_t i = 0; i < out.views.size(); ++i) {

@@ -5,12 +5,14 @@
 // input, and a second call on the same inputs. Under every protocol an output still being
 // written after the call's end, or wrong only because the call's work ran ahead of its inputs,
 // is unsynchronized_work (call_window.cpp).
+#include "judge/blockwise.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
 #include "judge/judgement.hpp"
 #include "judge/numerics.hpp"
 #include "judge/profile.hpp"
 #include "torch_host/device.hpp"
+#include "torch_host/memory.hpp"
 #include "torch_host/models.hpp"
 
 namespace kbv::judge {
@@ -35,6 +37,7 @@ std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std:
   }
   torch_host::set_tf32(tf32);
   torch_host::synchronize(device_);
+  reference_ran_ = true;
   return ref;
 }
 
@@ -123,7 +126,7 @@ std::int64_t non_finite_where_finite(const std::vector<at::Tensor>& ref, const s
     if (!r.defined() || !c.defined() || r.sizes() != c.sizes() || r.device() != c.device() || !r.is_floating_point() ||
         !c.is_floating_point())
       continue;
-    n += at::isfinite(r).logical_and_(at::isfinite(c).logical_not_()).sum().item<std::int64_t>();
+    n += count_blockwise({r, c}, [](const std::vector<at::Tensor>& b) { return at::isfinite(b[0]).logical_and_(at::isfinite(b[1]).logical_not_()); });
   }
   return n;
 }
@@ -192,6 +195,9 @@ std::string Judgement::audited_trivial_pass(const DistributionSpec& spec, const 
 
 void Judgement::check_correctness() {
   enter(Stage::correctness);
+  // What Model's construction and the last protocol freed goes back to the device: at KernelBench's
+  // sizes the candidate's outputs need it (timing_phase.cpp does the same).
+  torch_host::free_cached_memory_over(device_, kFreeCacheOverBytes);
   CorrectnessResult result;
   Tolerance tol = tolerance();
   result.atol = tol.atol;

@@ -2,17 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "judge/blockwise.hpp"
+
 namespace kbv::judge {
-namespace {
-
-// Element-wise "same value", NaN equal to NaN.
-at::Tensor same_values(const at::Tensor& a, const at::Tensor& b) {
-  at::Tensor eq = a.eq(b);
-  if (a.is_floating_point() || a.is_complex()) eq = eq.logical_or(a.isnan().logical_and(b.isnan()));
-  return eq;
-}
-
-}  // namespace
 
 std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views) {
   std::vector<at::Tensor> out;
@@ -31,7 +23,7 @@ std::optional<std::string> find_input_mutation(const torch_host::ArgList& pristi
     const at::Tensor& a = pristine[i].tensor;
     at::Tensor b = after_call[i].to(a.device());
     if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return "input " + std::to_string(i) + " changed shape or dtype";
-    std::int64_t changed = a.numel() - same_values(a, b).sum().item<std::int64_t>();
+    const std::int64_t changed = count_different(a, b);
     if (changed > 0)
       return "input " + std::to_string(i) + ": " + std::to_string(changed) + " of " + std::to_string(a.numel()) +
              " elements changed by the candidate's call";
@@ -42,7 +34,7 @@ std::optional<std::string> find_input_mutation(const torch_host::ArgList& pristi
 std::optional<std::string> find_late_writes(const std::vector<at::Tensor>& at_end, const std::vector<at::Tensor>& now) {
   for (std::size_t i = 0; i < at_end.size() && i < now.size(); ++i) {
     if (!at_end[i].defined() || !now[i].defined() || at_end[i].sizes() != now[i].sizes()) continue;
-    std::int64_t changed = at_end[i].numel() - same_values(at_end[i], now[i]).sum().item<std::int64_t>();
+    const std::int64_t changed = count_different(at_end[i], now[i]);
     if (changed > 0)
       return "output " + std::to_string(i) + ": " + std::to_string(changed) + " of " + std::to_string(at_end[i].numel()) +
              " elements were written after the call's stream had finished";

@@ -18,6 +18,7 @@
 #include "isolation/freeze.hpp"
 #include "judge/judgement.hpp"
 #include "judge/loaded_libraries.hpp"
+#include "torch_host/memory.hpp"
 
 namespace kbv::judge {
 namespace {
@@ -112,6 +113,20 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what) {
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
 }
 
+std::string Judgement::judge_memory_note() const {
+  const torch_host::AllocatorBytes a = torch_host::allocator_bytes(device_);
+  std::int64_t shared = 0;
+  std::size_t blocks = retired_slots_.size();
+  for (const auto& s : slots_)
+    if (s) {
+      shared += s->bytes();
+      ++blocks;
+    }
+  for (const auto& s : retired_slots_) shared += s.bytes();
+  return "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
+         ", the candidate's input blocks " + gib(shared) + " in " + std::to_string(blocks);
+}
+
 void Judgement::blame_starvation() {
   if (verdict_.outcome != Outcome::problem_error && verdict_.outcome != Outcome::internal_error &&
       verdict_.outcome != Outcome::runtime_error)
@@ -128,11 +143,25 @@ void Judgement::blame_starvation() {
     // what kbv run evaluates again).
     if (!is_out_of_memory(verdict_.reason)) return;
     auto h = device_holders();
-    if (!h || !others_crowd_device(*h)) return;
-    verdict_.outcome = Outcome::internal_error;
-    verdict_.reason = "the device ran out of memory while processes that are not this evaluation's held " + gib(h->others) +
-                      " of its " + gib(h->total) + " (the candidate's " + gib(h->sandbox) + ", the judge " + gib(h->judge) +
-                      "): evaluate again on a device with room; " + first_line(verdict_.reason, 300);
+    if (h && others_crowd_device(*h)) {
+      verdict_.outcome = Outcome::internal_error;
+      verdict_.reason = "the device ran out of memory while processes that are not this evaluation's held " + gib(h->others) +
+                        " of its " + gib(h->total) + " (the candidate's " + gib(h->sandbox) + ", the judge " + gib(h->judge) +
+                        "): evaluate again on a device with room; " + first_line(verdict_.reason, 300);
+      return;
+    }
+    // The problem's Model already ran at this size on this device, and the candidate holds no
+    // more than its share: what did not fit is the judge's own working set beside it (its
+    // copies of inputs and outputs), so the problem is not to blame: kbv is, on this device.
+    if (verdict_.outcome == Outcome::internal_error || (verdict_.outcome == Outcome::problem_error && reference_ran_)) {
+      verdict_.outcome = Outcome::internal_error;
+      verdict_.reason = "the device ran out of memory for the judge's own copies at this problem size" +
+                        (h ? " (the judge held " + gib(h->judge) + ", the candidate " + gib(h->sandbox) + " of " + gib(h->total) + ")"
+                           : std::string()) +
+                        (reference_ran_ ? ", after the problem's Model had run at it" : "") +
+                        ": evaluate on a device with more memory or at a smaller size; " +
+                        judge_memory_note() + "; " + first_line(verdict_.reason, 700);
+    }
   } catch (const std::exception&) {
     // The driver could not say: the ending stands as it was.
   }

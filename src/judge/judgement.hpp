@@ -71,6 +71,10 @@ struct DeviceHolders {
   std::int64_t others = 0;  // processes that are not this evaluation's (and still exist)
 };
 
+// A judge whose allocator holds more than this free gives it back to the device before its
+// correctness and timing phases (torch_host::free_cached_memory_over).
+constexpr std::int64_t kFreeCacheOverBytes = std::int64_t{1} << 30;
+
 // The text of an error says the device (or an allocator on it) ran out of memory: torch's
 // OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
 bool is_out_of_memory(const std::string& text);
@@ -189,8 +193,11 @@ class Judgement {
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   std::optional<Ending> starvation_ending(const std::string& what);
   // settle()'s last word: a problem_error or internal_error that is such an out-of-memory
-  // becomes the candidate's.
+  // becomes the candidate's; one while others crowd the device, or the problem's after its
+  // Model already ran at this size here, is kbv's (internal_error: evaluate again with room).
   void blame_starvation();
+  // What the judge's own device memory is made of, for a verdict that says it ran short.
+  std::string judge_memory_note() const;
   [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
 
   // problem_phase.cpp
@@ -358,6 +365,9 @@ class Judgement {
   // A call made only to name a wrong output's cause failed: the sandbox may be unfit to serve
   // the next protocol.
   bool sandbox_unfit_ = false;
+  // Model ran on this evaluation's inputs at the job's size: the problem fits the device alone,
+  // so running out of memory later is what the judge and the sandbox hold (blame_starvation).
+  bool reference_ran_ = false;
   // The last timing's hops were busy while processes that are not this evaluation's had the
   // device: its samples are not evidence of anything the candidate did (check_speed_bound).
   bool timed_beside_others_ = false;

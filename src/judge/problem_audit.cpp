@@ -1,5 +1,9 @@
 #include "judge/problem_audit.hpp"
 
+#include <algorithm>
+#include <functional>
+
+#include "judge/blockwise.hpp"
 #include "judge/compare.hpp"
 
 namespace kbv::judge {
@@ -12,33 +16,36 @@ namespace {
 // exception. Complex outputs keep their imaginary part; integer and bool outputs round and cast
 // as torch does.
 at::Tensor finite_mean_like(const at::Tensor& r) {
-  at::Tensor x = r.is_complex() ? r.to(at::kComplexDouble) : r.to(at::kDouble);
-  at::Tensor finite = at::isfinite(x);
-  at::Tensor total = at::where(finite, x, at::zeros({}, x.options())).sum();
-  at::Tensor count = finite.sum().clamp_min(1).to(x.scalar_type());
-  return (total / count).expand(r.sizes()).to(r.scalar_type()).contiguous();
+  const auto wide = r.is_complex() ? at::kComplexDouble : at::kDouble;
+  // Block by block (blockwise.hpp): whole, the float64 copy and its temporaries are several times
+  // the output, more than a device holding a KernelBench-sized output has left.
+  at::Tensor total = at::zeros({}, r.options().dtype(wide));
+  at::Tensor count = at::zeros({}, r.options().dtype(at::kLong));
+  for_each_block({r}, [&](const std::vector<at::Tensor>& block) {
+    at::Tensor x = block[0].to(wide);
+    at::Tensor finite = at::isfinite(x);
+    total.add_(at::where(finite, x, at::zeros({}, x.options())).sum());
+    count.add_(finite.sum());
+  });
+  return (total / count.clamp_min(1).to(wide)).expand(r.sizes()).to(r.scalar_type()).contiguous();
 }
 
 }  // namespace
 
 std::string trivial_pass(const std::vector<at::Tensor>& ref, const torch_host::ArgList& inputs, const Tolerance& tol,
                          bool nan_pattern) {
-  std::vector<at::Tensor> zeros, constant;
-  bool all_scalar = true;
-  for (const auto& given : ref) {
-    if (!given.defined()) {  // a None output: every trivial output is None there too
-      zeros.emplace_back();
-      constant.emplace_back();
-      continue;
-    }
-    at::Tensor r = given.layout() == at::kStrided ? given : given.to_dense();
-    zeros.push_back(at::zeros_like(r));
-    constant.push_back(finite_mean_like(r));
-    all_scalar = all_scalar && r.numel() <= 1;
-  }
-  if (outputs_match(ref, zeros, tol, nan_pattern)) return "zeros";
+  // One kind of trivial output at a time: each is the size of the outputs.
+  auto trivial = [&](const std::function<at::Tensor(const at::Tensor&)>& like) {
+    std::vector<at::Tensor> out;
+    for (const auto& given : ref)  // a None output: every trivial output is None there too
+      out.push_back(given.defined() ? like(given.layout() == at::kStrided ? given : given.to_dense()) : at::Tensor());
+    return out;
+  };
+  if (outputs_match(ref, trivial([](const at::Tensor& r) { return at::zeros_like(r); }), tol, nan_pattern)) return "zeros";
   // A scalar output (a loss) always equals its own mean: the constant test needs elements.
-  if (!all_scalar && outputs_match(ref, constant, tol, nan_pattern)) return "constant";
+  const bool all_scalar =
+      std::all_of(ref.begin(), ref.end(), [](const at::Tensor& r) { return !r.defined() || r.numel() <= 1; });
+  if (!all_scalar && outputs_match(ref, trivial(finite_mean_like), tol, nan_pattern)) return "constant";
   if (ref.size() == 1 && ref[0].defined() && !inputs.empty() && inputs[0].is_tensor && inputs[0].tensor.defined() &&
       inputs[0].tensor.sizes() == ref[0].sizes() && inputs[0].tensor.scalar_type() == ref[0].scalar_type() &&
       inputs[0].tensor.device() == ref[0].device() && outputs_match(ref, {inputs[0].tensor}, tol, nan_pattern))

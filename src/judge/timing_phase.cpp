@@ -57,6 +57,7 @@
 #include "stats/summary.hpp"
 #include "torch_host/backend_state.hpp"
 #include "torch_host/device.hpp"
+#include "torch_host/memory.hpp"
 
 namespace kbv::judge {
 namespace {
@@ -434,6 +435,8 @@ void Judgement::measure_time() {
   stats::StopDecision decision = stats::StopDecision::keep_going;
   int round = 0;
   bool warming = true;
+  // The correctness phase's draws and copies, freed, go back to the device before the rounds.
+  torch_host::free_cached_memory_over(device_, kFreeCacheOverBytes);
   setup_step.reset();
   while (decision == stats::StopDecision::keep_going) {
     ArgList fresh = profile::timed("timing.draw", [&] { return guarded(Outcome::problem_error, "timing: get_inputs()", [&] { return draw_round(); }); });
@@ -455,6 +458,10 @@ void Judgement::measure_time() {
       }
       round_samples[i] = sample(callables[i], fresh);
       fell_back = fell_back || round_samples[i].gate_timed_out;
+      // Only the reference (and, under TF32, its TF32 twin) is compared with: the other
+      // baselines' outputs are let go at once, not held beside it through the round.
+      const bool compared = i == reference_index || (i == 2 && cuda && protocol_tf32());
+      if (callables[i].kind == Kind::baseline && !compared) round_samples[i].outputs.clear();
     }
     // Every call is checked, warm-up and hidden rounds included: there is no checked call to tell
     // apart from the others, and no luck of a draw in whether a wrong output is met.

@@ -92,4 +92,15 @@ void free_cached_memory(const at::Device& device) {
   if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
+AllocatorBytes allocator_bytes(const at::Device& device) {
+  if (!device.is_cuda()) return {};
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+  return {allocator_stat(stats, false, false), allocator_stat(stats, false, true)};
+}
+
+void free_cached_memory_over(const at::Device& device, std::int64_t bytes) {
+  const AllocatorBytes held = allocator_bytes(device);
+  if (held.reserved - held.allocated > bytes) c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
 }  // namespace kbv::torch_host

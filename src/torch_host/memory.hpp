@@ -22,7 +22,18 @@ MemoryUse measure_forward_memory(const at::Device& device, const std::function<v
 // What the caching allocator holds allocated now (tensors alive between calls).
 std::int64_t allocated_bytes(const at::Device& device);
 
+// What the caching allocator holds now: in tensors, and reserved from the device in all (CUDA;
+// zeros elsewhere).
+struct AllocatorBytes {
+  std::int64_t allocated = 0, reserved = 0;
+};
+AllocatorBytes allocator_bytes(const at::Device& device);
+
 // Gives the caching allocator's free blocks back to the driver (CUDA; a no-op elsewhere).
 void free_cached_memory(const at::Device& device);
+
+// The same, only when the allocator holds more than `bytes` free: the device memory the judge
+// freed stays its own until then, and the sandbox's next allocation could fail for want of it.
+void free_cached_memory_over(const at::Device& device, std::int64_t bytes);
 
 }  // namespace kbv::torch_host

@@ -41,6 +41,7 @@ class SharedBlock {
   // a memfd block's fd goes with the message (fd()).
   nlohmann::json descriptor() const;
   int fd() const { return memory_ ? memory_->fd() : -1; }
+  std::int64_t bytes() const { return bytes_; }
 
  private:
   std::vector<at::Tensor> tensors_;

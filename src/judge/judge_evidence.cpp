@@ -127,40 +127,46 @@ std::string Judgement::judge_memory_note() const {
          ", the candidate's input blocks " + gib(shared) + " in " + std::to_string(blocks);
 }
 
+OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran) {
+  if (!out_of_memory) return OomBlame::as_it_stands;
+  if (outcome != Outcome::problem_error && outcome != Outcome::internal_error && outcome != Outcome::runtime_error)
+    return OomBlame::as_it_stands;
+  if (outcome != Outcome::runtime_error && holders && sandbox_over_share(*holders)) return OomBlame::candidate;
+  if (holders && others_crowd_device(*holders)) return OomBlame::others;
+  if (outcome == Outcome::internal_error || (outcome == Outcome::problem_error && reference_ran)) return OomBlame::judge;
+  return OomBlame::as_it_stands;
+}
+
 void Judgement::blame_starvation() {
-  if (verdict_.outcome != Outcome::problem_error && verdict_.outcome != Outcome::internal_error &&
-      verdict_.outcome != Outcome::runtime_error)
-    return;
   try {
-    if (verdict_.outcome != Outcome::runtime_error)
-      if (auto end = starvation_ending(verdict_.reason)) {
-        verdict_.outcome = end->outcome;
-        verdict_.reason = end->reason;
-        return;
-      }
-    // Out of memory while other processes crowd the device: nobody in this evaluation is to
-    // blame, and the verdict is to be taken again on a device that has room (internal_error is
-    // what kbv run evaluates again).
     if (!is_out_of_memory(verdict_.reason)) return;
-    auto h = device_holders();
-    if (h && others_crowd_device(*h)) {
-      verdict_.outcome = Outcome::internal_error;
-      verdict_.reason = "the device ran out of memory while processes that are not this evaluation's held " + gib(h->others) +
-                        " of its " + gib(h->total) + " (the candidate's " + gib(h->sandbox) + ", the judge " + gib(h->judge) +
-                        "): evaluate again on a device with room; " + first_line(verdict_.reason, 300);
-      return;
-    }
-    // The problem's Model already ran at this size on this device, and the candidate holds no
-    // more than its share: what did not fit is the judge's own working set beside it (its
-    // copies of inputs and outputs), so the problem is not to blame: kbv is, on this device.
-    if (verdict_.outcome == Outcome::internal_error || (verdict_.outcome == Outcome::problem_error && reference_ran_)) {
-      verdict_.outcome = Outcome::internal_error;
-      verdict_.reason = "the device ran out of memory for the judge's own copies at this problem size" +
-                        (h ? " (the judge held " + gib(h->judge) + ", the candidate " + gib(h->sandbox) + " of " + gib(h->total) + ")"
-                           : std::string()) +
-                        (reference_ran_ ? ", after the problem's Model had run at it" : "") +
-                        ": evaluate on a device with more memory or at a smaller size; " +
-                        judge_memory_note() + "; " + first_line(verdict_.reason, 700);
+    const std::optional<DeviceHolders> h = device_holders();
+    switch (oom_blame(verdict_.outcome, true, h, reference_ran_)) {
+      case OomBlame::as_it_stands:
+        return;
+      case OomBlame::candidate:
+        if (auto end = starvation_ending(verdict_.reason)) {
+          verdict_.outcome = end->outcome;
+          verdict_.reason = end->reason;
+        }
+        return;
+      case OomBlame::others:
+        // Nobody in this evaluation is to blame, and the verdict is to be taken again on a device
+        // that has room (internal_error is what kbv run evaluates again).
+        verdict_.outcome = Outcome::internal_error;
+        verdict_.reason = "the device ran out of memory while processes that are not this evaluation's held " + gib(h->others) +
+                          " of its " + gib(h->total) + " (the candidate's " + gib(h->sandbox) + ", the judge " + gib(h->judge) +
+                          "): evaluate again on a device with room; " + first_line(verdict_.reason, 300);
+        return;
+      case OomBlame::judge:
+        verdict_.outcome = Outcome::internal_error;
+        verdict_.reason = "the device ran out of memory for the judge's own copies at this problem size" +
+                          (h ? " (the judge held " + gib(h->judge) + ", the candidate " + gib(h->sandbox) + " of " + gib(h->total) + ")"
+                             : std::string()) +
+                          (reference_ran_ ? ", after the problem's Model had run at it" : "") +
+                          ": evaluate on a device with more memory or at a smaller size; " + judge_memory_note() + "; " +
+                          first_line(verdict_.reason, 700);
+        return;
     }
   } catch (const std::exception&) {
     // The driver could not say: the ending stands as it was.

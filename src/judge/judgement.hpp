@@ -90,6 +90,15 @@ bool sandbox_over_share(const DeviceHolders& h);
 // candidate's nor the problem's (a candidate cannot start processes outside its sandbox).
 bool others_crowd_device(const DeviceHolders& h);
 
+// Whose an out-of-memory that ended an evaluation is (blame_starvation applies it):
+// the candidate's, when its sandbox holds more than its share (judge_starved; never for the
+// candidate's own runtime_error, which is its already); the machine's, when other processes
+// crowd the device; the judge's own working set, when kbv's code ran short (internal_error) or
+// get_inputs()/Model did after Model had already run at this size (`reference_ran`): the problem
+// fits the device alone, so it is not the problem's fault. Otherwise nobody's but as it stands.
+enum class OomBlame { as_it_stands, candidate, others, judge };
+OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran);
+
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {
   std::vector<at::Tensor> snapshot;  // judge-owned copies, taken right after the call's end

@@ -40,5 +40,33 @@ TEST(DeviceCrowded, OnlyOtherProcessesHoldingMoreThanTheCandidateMakeAnOutOfMemo
   EXPECT_FALSE(others_crowd_device({0, 0, 0, 0}));
 }
 
+TEST(OomBlame, TheJudgesOwnShortfallIsKbvsNeverTheProblemsOnceModelRanAtItsSize) {
+  // Session 27 on an 80 GB H100: the judge's copies at KernelBench's sizes; the candidate small.
+  const DeviceHolders judge_heavy{1 * kGiB, 70 * kGiB, 79 * kGiB, 0};
+  // get_inputs() in the timing rounds, after Model had run at this size: kbv's, not the problem's.
+  EXPECT_EQ(oom_blame(Outcome::problem_error, true, judge_heavy, true), OomBlame::judge);
+  // The problem's first get_inputs() or Model.forward: the problem does not fit the device.
+  EXPECT_EQ(oom_blame(Outcome::problem_error, true, judge_heavy, false), OomBlame::as_it_stands);
+  // kbv's own step (a snapshot, a comparison) ran short: kbv's, whether or not Model ran.
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, judge_heavy, false), OomBlame::judge);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, std::nullopt, true), OomBlame::judge);
+  // Without an out-of-memory nothing moves.
+  EXPECT_EQ(oom_blame(Outcome::problem_error, false, judge_heavy, true), OomBlame::as_it_stands);
+}
+
+TEST(OomBlame, AHoardingSandboxIsBlamedFirstAndACrowdedDeviceBeforeTheJudge) {
+  const DeviceHolders hoarder{60 * kGiB, 10 * kGiB, 79 * kGiB, 0};
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, hoarder, true), OomBlame::candidate);
+  EXPECT_EQ(oom_blame(Outcome::problem_error, true, hoarder, false), OomBlame::candidate);
+  const DeviceHolders crowded{1 * kGiB, 3 * kGiB, 79 * kGiB, 70 * kGiB};
+  EXPECT_EQ(oom_blame(Outcome::problem_error, true, crowded, true), OomBlame::others);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowded, false), OomBlame::others);
+  // The candidate's own out-of-memory stays its own, unless others crowd the device.
+  EXPECT_EQ(oom_blame(Outcome::runtime_error, true, hoarder, true), OomBlame::as_it_stands);
+  EXPECT_EQ(oom_blame(Outcome::runtime_error, true, crowded, true), OomBlame::others);
+  // A verdict that is no error is never moved.
+  EXPECT_EQ(oom_blame(Outcome::incorrect, true, hoarder, true), OomBlame::as_it_stands);
+}
+
 }  // namespace
 }  // namespace kbv::judge

@@ -2,6 +2,7 @@
 // wrong output's cause named from what the judge itself saw.
 #include "judge/call_window.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "judge/blockwise.hpp"
@@ -160,10 +161,8 @@ std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, c
         if (a.is_tensor) fill_input_poison(a.tensor);
       const CallOutputs p = call_candidate(slot, poisoned, "inputs that hold only the poison", CallMode::settled);
       nan_note = computed_from_poison(ref, wrong, p.snapshot, tol.atol, tol.rtol);
-    } catch (const Ending&) {
-      sandbox_unfit_ = true;  // the wrong output stands; the sandbox may be mid-call now
-      return std::nullopt;
-    } catch (const std::exception&) {
+    } catch (...) {
+      sandbox_unfit_ = true;  // the wrong output stands, whatever ended this call; the sandbox may be mid-call now
       return std::nullopt;
     }
   }
@@ -176,8 +175,10 @@ std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, c
   try {
     call_candidate(slot, decoy, "other inputs, already on the device", CallMode::settled);
     again = call_candidate(slot, inputs, "the same inputs, already on the device", CallMode::settled);
-  } catch (const Ending&) {
-    sandbox_unfit_ = true;  // the wrong output stands; the sandbox may be mid-call now
+  } catch (...) {
+    // Whatever these calls did (an ending of their own, or outputs that broke the judge's
+    // reading of them), the wrong output stands; the sandbox may be mid-call now.
+    sandbox_unfit_ = true;
     return std::nullopt;
   }
   try {
@@ -189,6 +190,32 @@ std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, c
          "work could start (" + nan_note + "), and right when the same inputs were on the device before the call was made: "
          "its work does not wait for the stream it was called on (a stream that never waits for the current one, or a copy "
          "or graph replayed on one), so it ran before its inputs were there";
+}
+
+namespace {
+
+std::int64_t dense_bytes(const std::vector<at::Tensor>& outputs) {
+  std::int64_t bytes = 0;
+  for (const auto& t : outputs)
+    if (t.defined()) bytes += static_cast<std::int64_t>(t.numel()) * static_cast<std::int64_t>(t.element_size());
+  return bytes;
+}
+
+// Beyond the reference's bytes: a scalar for a one-element tensor and the like cost nothing.
+constexpr std::int64_t kOutputBytesSlack = std::int64_t{1} << 20;
+
+}  // namespace
+
+void Judgement::note_reference_outputs(const std::vector<at::Tensor>& outputs) {
+  reference_output_bytes_ = std::max(reference_output_bytes_, dense_bytes(outputs));
+}
+
+void Judgement::refuse_oversized_outputs(const std::vector<at::Tensor>& views, const std::string& what) const {
+  if (!reference_ran_) return;  // nothing to bound them by yet (no call comes before the first reference)
+  const std::int64_t bytes = dense_bytes(views);
+  if (bytes > reference_output_bytes_ + kOutputBytesSlack)
+    throw Ending{Outcome::incorrect, what + ": the outputs hold " + std::to_string(bytes) + " bytes of elements, the reference's at most " +
+                                         std::to_string(reference_output_bytes_) + ": not the reference's shapes"};
 }
 
 void Judgement::end_unsynchronized(const std::string& evidence) {

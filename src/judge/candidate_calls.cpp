@@ -203,6 +203,15 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
   } catch (const ipc::ProtocolError& e) {
     sandbox_->release(seq);
     throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+  } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
+    sandbox_->release(seq);
+    throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what_without_backtrace())};
+  }
+  try {
+    refuse_oversized_outputs(out.views, what);
+  } catch (const Ending&) {
+    sandbox_->release(seq);
+    throw;
   }
   out.aliased_inputs = torch_host::OutputReader::aliased_inputs(called["outputs"]);
   if (mode == CallMode::in_window) out.snapshot = snapshot_outputs(out.views);

@@ -37,6 +37,8 @@ std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std:
   }
   torch_host::set_tf32(tf32);
   torch_host::synchronize(device_);
+  note_reference_outputs(ref);
+  if (tf32_out) note_reference_outputs(*tf32_out);
   reference_ran_ = true;
   return ref;
 }
@@ -246,84 +248,92 @@ void Judgement::check_correctness() {
         profile::Step step("correctness.inputs");
         return guarded(Outcome::problem_error, spec.name + (spec.kind == DistributionKind::hidden_file ? ": get_hidden_inputs()" : ": get_inputs()"), [&] { return inputs_of(spec); });
       }();
-      CallOutputs out = [&] {
-        profile::Step step("correctness.call");
-        return call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward");
-      }();
-      if (output_bytes_ == 0) output_bytes_ = torch_host::output_bytes_to_write(out.views, device_);
-      if (strict()) check_candidate_call(spec.name, out);
-      // Outputs still being written after the call's end: a caller on the current stream would
-      // read them unfinished. Every protocol.
-      if (out.late_writes && !failure) {
-        flag(FlagName::unsynchronized_work, spec.name + ": " + *out.late_writes);
-        failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *out.late_writes};
-      }
+      // The reference first: its outputs bound what the judge copies of the candidate's
+      // (refuse_oversized_outputs), and nothing the candidate's call leaves on the device can
+      // starve it of memory so that the draws it fails are skipped.
       std::vector<at::Tensor> ref, ref_tf32;
       try {
         profile::Step step("correctness.reference");
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
-        // Out of device memory while the sandbox holds more than its share: the candidate's
-        // doing, and never a skipped distribution (a candidate that could starve the reference of
-        // the draws it fails would have them skipped).
-        if (auto end = starvation_ending(torch_host::describe_python_error(e).one_line())) throw *end;
+        const std::string error = first_line(torch_host::describe_python_error(e).one_line());
+        // Out of device memory is no property of the draw, and never a skipped distribution:
+        // whose it is (the sandbox's hoard, other processes, the judge's own copies, a problem
+        // too large for the device) is decided when the evaluation ends (oom_blame).
+        if (is_out_of_memory(error)) throw Ending{Outcome::problem_error, spec.name + ": Model.forward: " + error};
         // A hidden-test list went through Model before the candidate ran at all: failing now
         // is no property of the list, and skipping it would drop the file's check.
         if (spec.kind == DistributionKind::hidden_file)
           throw Ending{Outcome::internal_error, spec.name + ": Model ran this list before the candidate's calls and fails "
-                                                "on it now (device memory taken?): " +
-                                                    first_line(torch_host::describe_python_error(e).one_line())};
+                                                "on it now: " + error};
         skip = true;
-        d.reason = "the reference raised " + first_line(torch_host::describe_python_error(e).one_line());
+        d.reason = "the reference raised " + error;
       }
       if (!skip && !protocol_->nan_pattern_must_match && !all_finite(ref)) {
         skip = true;
         d.reason = "the reference output has NaN/Inf on this distribution";
       }
       if (!skip) {
-        auto cmp = [&] {
-          profile::Step step("correctness.compare");
-          return judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
+        CallOutputs out = [&] {
+          profile::Step step("correctness.call");
+          return call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward");
         }();
-        d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
-        d.reason = cmp.reason;
-        d.max_abs_err = cmp.max_abs_err;
-        d.max_rel_err = cmp.max_rel_err;
-        d.mismatched = cmp.mismatched;
-        d.numel = cmp.numel;
-        d.trivial_pass = [&] {
-          profile::Step step("correctness.trivial_pass");
-          return audited_trivial_pass(spec, weights, inputs, ref, tol);
-        }();
-        if (!cmp.ok && !failure) {
-          profile::Step step("correctness.explain");
-          DistributionSpec other = spec;
-          other.seed ^= 0x9e3779b97f4a7c15ULL;
-          ArgList decoy = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return inputs_of(other); });
-          if (auto why = explain_wrong_output(kSlot, inputs, decoy, ref, ref_tf32, out.snapshot, tol)) {
-            flag(FlagName::unsynchronized_work, spec.name + ": " + *why);
-            failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *why + " (in its window: " + cmp.reason + ")"};
-          } else {
-            failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+        if (output_bytes_ == 0) output_bytes_ = torch_host::output_bytes_to_write(out.views, device_);
+        if (strict()) check_candidate_call(spec.name, out);
+        // Outputs still being written after the call's end: a caller on the current stream would
+        // read them unfinished. Every protocol.
+        if (out.late_writes && !failure) {
+          flag(FlagName::unsynchronized_work, spec.name + ": " + *out.late_writes);
+          failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *out.late_writes};
+        }
+        {
+          auto cmp = [&] {
+            profile::Step step("correctness.compare");
+            return judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
+          }();
+          d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
+          d.reason = cmp.reason;
+          d.max_abs_err = cmp.max_abs_err;
+          d.max_rel_err = cmp.max_rel_err;
+          d.mismatched = cmp.mismatched;
+          d.numel = cmp.numel;
+          d.trivial_pass = [&] {
+            profile::Step step("correctness.trivial_pass");
+            return audited_trivial_pass(spec, weights, inputs, ref, tol);
+          }();
+          if (!cmp.ok && !failure) {
+            profile::Step step("correctness.explain");
+            DistributionSpec other = spec;
+            other.seed ^= 0x9e3779b97f4a7c15ULL;
+            ArgList decoy = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return inputs_of(other); });
+            if (auto why = explain_wrong_output(kSlot, inputs, decoy, ref, ref_tf32, out.snapshot, tol)) {
+              flag(FlagName::unsynchronized_work, spec.name + ": " + *why);
+              failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *why + " (in its window: " + cmp.reason + ")"};
+            } else {
+              failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
+            }
+            // The explaining calls ended badly: the sandbox may be mid-call, and what it does
+            // next is no evidence against the wrong output already in hand.
+            if (sandbox_unfit_) throw *failure;
           }
-        }
-        if (!cmp.ok && spec.kind != DistributionKind::wide_range) ++other_failures;
-        if (!cmp.ok && spec.kind == DistributionKind::wide_range && !beyond_half_range) {
-          const std::int64_t n = guarded(Outcome::internal_error, spec.name + ": counting non-finite outputs",
-                                         [&] { return non_finite_where_finite(ref, out.snapshot); });
-          if (n > 0)
-            beyond_half_range = spec.name + ": " + std::to_string(n) + " output elements are inf or NaN where the reference "
-                                "is finite, on inputs beyond fp16's largest value (65504) that every other draw stays "
-                                "within, and every other draw passed: the kernel computes in half precision where the "
-                                "problem asks for " + std::string(precision_name(precision_));
-        }
-        if (strict() && cmp.ok && !determinism_checked_) {
-          // nondeterministic: the same inputs again, compared with the first call's snapshot.
-          determinism_checked_ = true;
-          profile::Step step("correctness.repeat");
-          CallOutputs again = call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward (repeat)");
-          auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
-          if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
+          if (!cmp.ok && spec.kind != DistributionKind::wide_range) ++other_failures;
+          if (!cmp.ok && spec.kind == DistributionKind::wide_range && !beyond_half_range) {
+            const std::int64_t n = guarded(Outcome::internal_error, spec.name + ": counting non-finite outputs",
+                                           [&] { return non_finite_where_finite(ref, out.snapshot); });
+            if (n > 0)
+              beyond_half_range = spec.name + ": " + std::to_string(n) + " output elements are inf or NaN where the reference "
+                                  "is finite, on inputs beyond fp16's largest value (65504) that every other draw stays "
+                                  "within, and every other draw passed: the kernel computes in half precision where the "
+                                  "problem asks for " + std::string(precision_name(precision_));
+          }
+          if (strict() && cmp.ok && !determinism_checked_) {
+            // nondeterministic: the same inputs again, compared with the first call's snapshot.
+            determinism_checked_ = true;
+            profile::Step step("correctness.repeat");
+            CallOutputs again = call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward (repeat)");
+            auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
+            if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
+          }
         }
       }
     }

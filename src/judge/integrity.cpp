@@ -9,7 +9,9 @@ namespace kbv::judge {
 std::vector<at::Tensor> snapshot_outputs(const std::vector<at::Tensor>& views) {
   std::vector<at::Tensor> out;
   for (const auto& v : views) {
-    if (v.is_cuda())
+    if (v.is_cuda() && v.is_complex())  // complex x * 1 is not x (inf + 0j becomes inf + nanj): its floats, times 1
+      out.push_back(at::view_as_complex(at::mul(at::view_as_real(v), 1).contiguous()));
+    else if (v.is_cuda())
       out.push_back(v.scalar_type() == at::kBool ? at::logical_and(v, v) : at::mul(v, 1));
     else
       out.push_back(v.clone());

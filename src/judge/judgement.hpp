@@ -205,6 +205,11 @@ class Judgement {
   // becomes the candidate's; one while others crowd the device, or the problem's after its
   // Model already ran at this size here, is kbv's (internal_error: evaluate again with room).
   void blame_starvation();
+  // The reference's outputs, as the bound on the candidate's (refuse_oversized_outputs).
+  void note_reference_outputs(const std::vector<at::Tensor>& outputs);
+  // A call's outputs holding more elements' bytes than the reference's ever did: incorrect,
+  // ended before the judge makes its own copy of them (whose size the candidate would choose).
+  void refuse_oversized_outputs(const std::vector<at::Tensor>& views, const std::string& what) const;
   // What the judge's own device memory is made of, for a verdict that says it ran short.
   std::string judge_memory_note() const;
   [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
@@ -377,6 +382,10 @@ class Judgement {
   // Model ran on this evaluation's inputs at the job's size: the problem fits the device alone,
   // so running out of memory later is what the judge and the sandbox hold (blame_starvation).
   bool reference_ran_ = false;
+  // The most bytes the reference's outputs of one call have held (every element, dense): what an
+  // honest call returns. Outputs claiming more (an expanded or overlapping view of a few bytes
+  // whose copy would be any size) are refused before the judge copies them.
+  std::int64_t reference_output_bytes_ = 0;
   // The last timing's hops were busy while processes that are not this evaluation's had the
   // device: its samples are not evidence of anything the candidate did (check_speed_bound).
   bool timed_beside_others_ = false;

@@ -326,6 +326,7 @@ void Judgement::measure_time() {
         // On the CPU the sandbox copies its outputs out inside its call: the baseline pays the same.
         if (!cuda)
           for (auto& o : out) o = o.clone();
+        note_reference_outputs(out);
         return out;
       });
     }
@@ -347,10 +348,17 @@ void Judgement::measure_time() {
         for (int input : call.aliased_inputs)
           if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
         call.views = reader_->view(outputs);
+        refuse_oversized_outputs(call.views, what);
         call.snapshot = snapshot_outputs(call.views);
       } catch (const ipc::ProtocolError& e) {
         runner.release(seq);
         throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
+      } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
+        runner.release(seq);
+        throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what_without_backtrace())};
+      } catch (const Ending&) {
+        runner.release(seq);
+        throw;
       }
     }
     nlohmann::json completed;

@@ -37,7 +37,7 @@ const std::vector<std::string> kWrongKernels = {
     // Found by the red team (docstrings say how each worked before its fix):
     "identity_in_timing", "relay_answers_on_arrival", "relay_prequeued_replies", "kill_process_group",
     "shrink_shared_memory", "malformed_descriptor", "library_link_to_device", "build_log_fifo", "library_hard_links",
-    "copy_sibling"};
+    "copy_sibling", "oversized_output_view", "overflowing_output_sizes", "explain_decoy_oversized"};
 const std::vector<std::string> kRightKernels = {"network_connect", "read_secrets", "write_outside", "write_proc_and_dev",
                                                 "unix_socket_out", "survive_evaluation", "process_limit",
                                                 "disk_leftovers", "build_log_link", "ptrace_exit_stop",

@@ -194,11 +194,13 @@ std::optional<std::string> Judgement::explain_wrong_output(std::uint32_t slot, c
 
 namespace {
 
+// In 128 bits, saturated: a claimed element count may be anything up to 2^63 (a stride-0 view),
+// and a product or sum that wrapped around would pass any bound.
 std::int64_t dense_bytes(const std::vector<at::Tensor>& outputs) {
-  std::int64_t bytes = 0;
+  __int128 bytes = 0;
   for (const auto& t : outputs)
-    if (t.defined()) bytes += static_cast<std::int64_t>(t.numel()) * static_cast<std::int64_t>(t.element_size());
-  return bytes;
+    if (t.defined()) bytes += static_cast<__int128>(t.numel()) * static_cast<__int128>(t.element_size());
+  return bytes > std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(bytes);
 }
 
 // Beyond the reference's bytes: a scalar for a one-element tensor and the like cost nothing.

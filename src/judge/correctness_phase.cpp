@@ -5,6 +5,7 @@
 // input, and a second call on the same inputs. Under every protocol an output still being
 // written after the call's end, or wrong only because the call's work ran ahead of its inputs,
 // is unsynchronized_work (call_window.cpp).
+#include "isolation/freeze.hpp"
 #include "judge/blockwise.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
@@ -90,7 +91,8 @@ std::vector<at::Tensor> Judgement::float64_outputs(const ArgList& inputs) {
   ArgList wide = inputs;
   for (auto& a : wide)
     if (a.is_tensor && a.tensor.defined())
-      a.tensor = at::isFloatingType(a.tensor.scalar_type()) ? a.tensor.to(at::kDouble) : a.tensor.clone();
+      a.tensor = at::isFloatingType(a.tensor.scalar_type()) ? a.tensor.to(at::kDouble, /*non_blocking=*/false, /*copy=*/true)
+                                                            : a.tensor.clone();
   auto out = torch_host::call_forward(model, wide);
   torch_host::synchronize(device_);
   return out;
@@ -252,11 +254,18 @@ void Judgement::check_correctness() {
       // (refuse_oversized_outputs), and nothing the candidate's call leaves on the device can
       // starve it of memory so that the draws it fails are skipped.
       std::vector<at::Tensor> ref, ref_tf32;
+      // With the sandbox frozen: memory it holds while Model fails is still held when the judge
+      // reads who holds what, however quickly it would let go on seeing the failure.
+      std::optional<isolation::SandboxFreeze> frozen;
+      if (sandbox_ && isolation::can_freeze(sandbox_->launched())) frozen.emplace(sandbox_->launched());
       try {
         profile::Step step("correctness.reference");
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
         const std::string error = first_line(torch_host::describe_python_error(e).one_line());
+        // Model failed while the sandbox holds more than its share of the device: the candidate's
+        // doing, whatever the error says (cuDNN finds no algorithm under memory pressure, and says so).
+        if (auto end = starvation_ending(error, /*any_failure=*/true)) throw *end;
         // Out of device memory is no property of the draw, and never a skipped distribution:
         // whose it is (the sandbox's hoard, other processes, the judge's own copies, a problem
         // too large for the device) is decided when the evaluation ends (oom_blame).
@@ -269,6 +278,7 @@ void Judgement::check_correctness() {
         skip = true;
         d.reason = "the reference raised " + error;
       }
+      frozen.reset();
       if (!skip && !protocol_->nan_pattern_must_match && !all_finite(ref)) {
         skip = true;
         d.reason = "the reference output has NaN/Inf on this distribution";

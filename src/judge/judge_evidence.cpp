@@ -101,13 +101,13 @@ DeviceHolders Judgement::holders_in(const std::map<pid_t, std::int64_t>& used, s
   return h;
 }
 
-std::optional<Ending> Judgement::starvation_ending(const std::string& what) {
-  if (!is_out_of_memory(what)) return std::nullopt;
+std::optional<Ending> Judgement::starvation_ending(const std::string& what, bool any_failure) {
+  if (!any_failure && !is_out_of_memory(what)) return std::nullopt;
   auto h = device_holders();
   if (!h) return std::nullopt;
   if (!sandbox_over_share(*h)) return std::nullopt;
   const std::string evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) +
-                               " (the judge " + gib(h->judge) + ") when the judge ran out of device memory: " +
+                               " (the judge " + gib(h->judge) + ") when the judge's step failed: " +
                                first_line(what, 300);
   flag(FlagName::judge_starved, evidence);
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};

@@ -200,7 +200,8 @@ class Judgement {
   DeviceHolders holders_in(const std::map<pid_t, std::int64_t>& used, std::set<pid_t>* others = nullptr) const;
   // An out-of-memory in the judge (`what` says so) while the sandbox holds more than its share of
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
-  std::optional<Ending> starvation_ending(const std::string& what);
+  // `any_failure`: whatever the error says (a library under memory pressure may not say so).
+  std::optional<Ending> starvation_ending(const std::string& what, bool any_failure = false);
   // settle()'s last word: a problem_error or internal_error that is such an out-of-memory
   // becomes the candidate's; one while others crowd the device, or the problem's after its
   // Model already ran at this size here, is kbv's (internal_error: evaluate again with room).

@@ -347,16 +347,18 @@ void Judgement::measure_time() {
         call.aliased_inputs = torch_host::OutputReader::aliased_inputs(outputs);
         for (int input : call.aliased_inputs)
           if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
-        call.views = reader_->view(outputs);
+        try {
+          call.views = reader_->view(outputs);
+        } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
+          throw ipc::ProtocolError(first_line(e.what_without_backtrace()));
+        }
         refuse_oversized_outputs(call.views, what);
+        // Bounded by the reference's outputs: running short here is the judge's (oom_blame).
         call.snapshot = snapshot_outputs(call.views);
       } catch (const ipc::ProtocolError& e) {
         runner.release(seq);
         throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
-      } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
-        runner.release(seq);
-        throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what_without_backtrace())};
-      } catch (const Ending&) {
+      } catch (...) {
         runner.release(seq);
         throw;
       }
@@ -621,10 +623,11 @@ void Judgement::check_untimed_calls() {
     DistributionSpec spec = kinds[order[call]];
     spec.seed = rng();
     ArgList fresh = guarded(Outcome::problem_error, "get_inputs()", [&] { return inputs_of(spec); });
-    CallOutputs out = call_candidate(kTimingSlot, fresh, "untimed call " + std::to_string(call));
-    if (out.late_writes) end_unsynchronized("call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + *out.late_writes);
+    // The reference first, as in correctness: it bounds the outputs the judge copies.
     std::vector<at::Tensor> ref_tf32;
     auto ref = guarded(Outcome::problem_error, "Model.forward", [&] { return reference_outputs(fresh, &ref_tf32); });
+    CallOutputs out = call_candidate(kTimingSlot, fresh, "untimed call " + std::to_string(call));
+    if (out.late_writes) end_unsynchronized("call " + std::to_string(call) + " on fresh " + spec.name + " inputs: " + *out.late_writes);
     if (!protocol_->nan_pattern_must_match && !all_finite(ref)) continue;  // nothing to compare with
     auto cmp = judge_outputs(fresh, ref, ref_tf32, out.snapshot, tol);
     if (!cmp.ok) {

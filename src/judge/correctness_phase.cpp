@@ -5,7 +5,6 @@
 // input, and a second call on the same inputs. Under every protocol an output still being
 // written after the call's end, or wrong only because the call's work ran ahead of its inputs,
 // is unsynchronized_work (call_window.cpp).
-#include "isolation/freeze.hpp"
 #include "judge/blockwise.hpp"
 #include "judge/distributions.hpp"
 #include "judge/integrity.hpp"
@@ -254,17 +253,17 @@ void Judgement::check_correctness() {
       // (refuse_oversized_outputs), and nothing the candidate's call leaves on the device can
       // starve it of memory so that the draws it fails are skipped.
       std::vector<at::Tensor> ref, ref_tf32;
-      // With the sandbox frozen: memory it holds while Model fails is still held when the judge
-      // reads who holds what, however quickly it would let go on seeing the failure.
-      std::optional<isolation::SandboxFreeze> frozen;
-      if (sandbox_ && isolation::can_freeze(sandbox_->launched())) frozen.emplace(sandbox_->launched());
+      // Not with the sandbox frozen: a judge held in its own call (inside the driver, after the
+      // candidate's context broke) is freed by its watchdog when the sandbox ends, and a frozen
+      // sandbox cannot end (tests/integration/test_judge_watchdog_cli.cpp).
       try {
         profile::Step step("correctness.reference");
         ref = reference_outputs(inputs, &ref_tf32);
       } catch (pybind11::error_already_set& e) {
         const std::string error = first_line(torch_host::describe_python_error(e).one_line());
         // Model failed while the sandbox holds more than its share of the device: the candidate's
-        // doing, whatever the error says (cuDNN finds no algorithm under memory pressure, and says so).
+        // doing, whatever the error says (cuDNN finds no algorithm under memory pressure, and says
+        // so). Read here, at once, not when the evaluation ends.
         if (auto end = starvation_ending(error, /*any_failure=*/true)) throw *end;
         // Out of device memory is no property of the draw, and never a skipped distribution:
         // whose it is (the sandbox's hoard, other processes, the judge's own copies, a problem
@@ -278,7 +277,6 @@ void Judgement::check_correctness() {
         skip = true;
         d.reason = "the reference raised " + error;
       }
-      frozen.reset();
       if (!skip && !protocol_->nan_pattern_must_match && !all_finite(ref)) {
         skip = true;
         d.reason = "the reference output has NaN/Inf on this distribution";

@@ -200,15 +200,10 @@ CallOutputs Judgement::call_candidate(std::uint32_t slot, const ArgList& inputs,
   open_gate();
   try {
     out.views = reader_->view(ipc::Fields(called, "called").array("outputs", 64));
+    refuse_oversized_outputs(out.views, what);
   } catch (const ipc::ProtocolError& e) {
     sandbox_->release(seq);
     throw Ending{Outcome::protocol_violation, what + ": " + e.what()};
-  } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
-    sandbox_->release(seq);
-    throw Ending{Outcome::protocol_violation, what + ": " + first_line(e.what_without_backtrace())};
-  }
-  try {
-    refuse_oversized_outputs(out.views, what);
   } catch (const Ending&) {
     sandbox_->release(seq);
     throw;

@@ -294,54 +294,52 @@ void Judgement::check_correctness() {
           flag(FlagName::unsynchronized_work, spec.name + ": " + *out.late_writes);
           failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *out.late_writes};
         }
-        {
-          auto cmp = [&] {
-            profile::Step step("correctness.compare");
-            return judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
-          }();
-          d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
-          d.reason = cmp.reason;
-          d.max_abs_err = cmp.max_abs_err;
-          d.max_rel_err = cmp.max_rel_err;
-          d.mismatched = cmp.mismatched;
-          d.numel = cmp.numel;
-          d.trivial_pass = [&] {
-            profile::Step step("correctness.trivial_pass");
-            return audited_trivial_pass(spec, weights, inputs, ref, tol);
-          }();
-          if (!cmp.ok && !failure) {
-            profile::Step step("correctness.explain");
-            DistributionSpec other = spec;
-            other.seed ^= 0x9e3779b97f4a7c15ULL;
-            ArgList decoy = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return inputs_of(other); });
-            if (auto why = explain_wrong_output(kSlot, inputs, decoy, ref, ref_tf32, out.snapshot, tol)) {
-              flag(FlagName::unsynchronized_work, spec.name + ": " + *why);
-              failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *why + " (in its window: " + cmp.reason + ")"};
-            } else {
-              failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
-            }
-            // The explaining calls ended badly: the sandbox may be mid-call, and what it does
-            // next is no evidence against the wrong output already in hand.
-            if (sandbox_unfit_) throw *failure;
+        auto cmp = [&] {
+          profile::Step step("correctness.compare");
+          return judge_outputs(inputs, ref, ref_tf32, out.snapshot, tol, &d.numerics);
+        }();
+        d.status = cmp.ok ? DistributionStatus::pass : DistributionStatus::fail;
+        d.reason = cmp.reason;
+        d.max_abs_err = cmp.max_abs_err;
+        d.max_rel_err = cmp.max_rel_err;
+        d.mismatched = cmp.mismatched;
+        d.numel = cmp.numel;
+        d.trivial_pass = [&] {
+          profile::Step step("correctness.trivial_pass");
+          return audited_trivial_pass(spec, weights, inputs, ref, tol);
+        }();
+        if (!cmp.ok && !failure) {
+          profile::Step step("correctness.explain");
+          DistributionSpec other = spec;
+          other.seed ^= 0x9e3779b97f4a7c15ULL;
+          ArgList decoy = guarded(Outcome::problem_error, spec.name + ": get_inputs()", [&] { return inputs_of(other); });
+          if (auto why = explain_wrong_output(kSlot, inputs, decoy, ref, ref_tf32, out.snapshot, tol)) {
+            flag(FlagName::unsynchronized_work, spec.name + ": " + *why);
+            failure = Ending{Outcome::incorrect, "unsynchronized_work: " + spec.name + ": " + *why + " (in its window: " + cmp.reason + ")"};
+          } else {
+            failure = Ending{Outcome::incorrect, spec.name + ": " + cmp.reason};
           }
-          if (!cmp.ok && spec.kind != DistributionKind::wide_range) ++other_failures;
-          if (!cmp.ok && spec.kind == DistributionKind::wide_range && !beyond_half_range) {
-            const std::int64_t n = guarded(Outcome::internal_error, spec.name + ": counting non-finite outputs",
-                                           [&] { return non_finite_where_finite(ref, out.snapshot); });
-            if (n > 0)
-              beyond_half_range = spec.name + ": " + std::to_string(n) + " output elements are inf or NaN where the reference "
-                                  "is finite, on inputs beyond fp16's largest value (65504) that every other draw stays "
-                                  "within, and every other draw passed: the kernel computes in half precision where the "
-                                  "problem asks for " + std::string(precision_name(precision_));
-          }
-          if (strict() && cmp.ok && !determinism_checked_) {
-            // nondeterministic: the same inputs again, compared with the first call's snapshot.
-            determinism_checked_ = true;
-            profile::Step step("correctness.repeat");
-            CallOutputs again = call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward (repeat)");
-            auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
-            if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
-          }
+          // The explaining calls ended badly: the sandbox may be mid-call, and what it does
+          // next is no evidence against the wrong output already in hand.
+          if (sandbox_unfit_) throw *failure;
+        }
+        if (!cmp.ok && spec.kind != DistributionKind::wide_range) ++other_failures;
+        if (!cmp.ok && spec.kind == DistributionKind::wide_range && !beyond_half_range) {
+          const std::int64_t n = guarded(Outcome::internal_error, spec.name + ": counting non-finite outputs",
+                                         [&] { return non_finite_where_finite(ref, out.snapshot); });
+          if (n > 0)
+            beyond_half_range = spec.name + ": " + std::to_string(n) + " output elements are inf or NaN where the reference "
+                                "is finite, on inputs beyond fp16's largest value (65504) that every other draw stays "
+                                "within, and every other draw passed: the kernel computes in half precision where the "
+                                "problem asks for " + std::string(precision_name(precision_));
+        }
+        if (strict() && cmp.ok && !determinism_checked_) {
+          // nondeterministic: the same inputs again, compared with the first call's snapshot.
+          determinism_checked_ = true;
+          profile::Step step("correctness.repeat");
+          CallOutputs again = call_candidate(kSlot, inputs, spec.name + ": ModelNew.forward (repeat)");
+          auto same = compare_outputs(out.snapshot, again.snapshot, tol, true);
+          if (!same.ok) flag(FlagName::nondeterministic, spec.name + ": a second call on the same inputs differs: " + same.reason);
         }
       }
     }

@@ -347,11 +347,7 @@ void Judgement::measure_time() {
         call.aliased_inputs = torch_host::OutputReader::aliased_inputs(outputs);
         for (int input : call.aliased_inputs)
           if (input >= 0 && strict()) flag(FlagName::output_aliases_input, "a timed call returned a view of input " + std::to_string(input));
-        try {
-          call.views = reader_->view(outputs);
-        } catch (const c10::Error& e) {  // a descriptor torch cannot view (sizes whose product overflows)
-          throw ipc::ProtocolError(first_line(e.what_without_backtrace()));
-        }
+        call.views = reader_->view(outputs);
         refuse_oversized_outputs(call.views, what);
         // Bounded by the reference's outputs: running short here is the judge's (oom_blame).
         call.snapshot = snapshot_outputs(call.views);

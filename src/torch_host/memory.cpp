@@ -85,7 +85,7 @@ namespace kbv::torch_host {
 std::int64_t allocated_bytes(const at::Device& device) {
   if (!device.is_cuda()) return 0;
   synchronize(device);
-  return allocator_stat(c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()), false, false);
+  return allocator_bytes(device).allocated;
 }
 
 void free_cached_memory(const at::Device& device) {

@@ -108,6 +108,13 @@ ViewSpec parse_view(const ipc::Fields& d) {
   if (v.sizes.size() != v.strides.size()) throw ProtocolError("sizes and strides differ in length");
   v.offset = d.integer("offset", 0, std::numeric_limits<std::int64_t>::max() / 2);
   v.span = view_span_bytes(v.sizes, v.strides, static_cast<std::int64_t>(c10::elementSize(v.dtype)));
+  // The span bounds the memory a view reaches, not its element count: a stride-0 view of a few
+  // bytes may claim any count, and one whose product overflows is nothing torch can view.
+  if (v.span > 0) {
+    __int128 elements = 1;
+    for (std::int64_t size : v.sizes)
+      if ((elements *= size) > (static_cast<__int128>(1) << 62)) throw ProtocolError("a view of more elements than can be counted");
+  }
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <string_view>
 
@@ -28,69 +29,35 @@ at::ScalarType work_dtype(at::ScalarType dtype) {
   return dtype == at::kDouble ? at::kDouble : at::kFloat;
 }
 
-// Copies `values` (contiguous, work dtype) into a tensor laid out like `drawn`.
-at::Tensor like_drawn(const at::Tensor& drawn, const at::Tensor& values) {
-  at::Tensor out = at::empty_like(drawn);
-  out.copy_(values);
-  return out;
-}
+// A fresh draw is made kDrawBlockElements values at a time, straight into its result: its peak
+// is the result plus one block's temporaries, not the several whole-size temporaries a sampler
+// expression takes (heavy_tail's took 7.5 times the tensor: at KernelBench's sizes, 50 GB).
+// A tensor of at most one block is drawn in one go, by the same generator calls as before.
 
-at::Tensor draw_normal(const at::Tensor& drawn, at::Generator& gen) {
-  at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
-  return like_drawn(drawn, at::randn(drawn.sizes(), gen, work));
-}
+// One block's `n` fresh values, contiguous, in the work dtype: the sampler of one distribution.
+using BlockSampler = std::function<at::Tensor(std::int64_t n, const at::TensorOptions& work, at::Generator& gen)>;
+
+at::Tensor sample_normal(std::int64_t n, const at::TensorOptions& work, at::Generator& gen) { return at::randn({n}, gen, work); }
 
 // Student-t with 2 degrees of freedom: Z / sqrt(V / 2) with V ~ chi2(2), and chi2(2) / 2 is
 // Exp(1). Its variance is infinite: in 1e5 samples about 1% exceed 10 in magnitude.
-at::Tensor draw_heavy_tail(const at::Tensor& drawn, at::Generator& gen) {
-  at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
-  at::Tensor z = at::randn(drawn.sizes(), gen, work);
-  at::Tensor e = at::empty(drawn.sizes(), work).exponential_(1.0, gen).clamp_min_(1e-12);
-  at::Tensor t = z / e.sqrt();
+at::Tensor sample_heavy_tail(std::int64_t n, const at::TensorOptions& work, at::Generator& gen, double limit) {
+  at::Tensor t = at::randn({n}, gen, work);  // Z, then Z / sqrt(Exp(1)) in place (same sign)
+  t.div_(at::empty({n}, work).exponential_(1.0, gen).clamp_min_(1e-12).sqrt_());
   // ~0.1% outliers of magnitude 50..200, sign of z.
-  at::Tensor pick = at::rand(drawn.sizes(), gen, work) < 1e-3;
-  at::Tensor magnitude = at::rand(drawn.sizes(), gen, work) * 150.0 + 50.0;
-  at::Tensor outlier = at::where(z >= 0, magnitude, -magnitude);
-  t = at::where(pick, outlier, t);
-  double limit = finite_limit(drawn.scalar_type());
-  return like_drawn(drawn, t.clamp_(-limit, limit));
+  at::Tensor pick = at::rand({n}, gen, work) < 1e-3;
+  at::Tensor magnitude = at::rand({n}, gen, work).mul_(150.0).add_(50.0);
+  at::Tensor outlier = at::where(t >= 0, magnitude, -magnitude);
+  return at::where(pick, outlier, t).clamp_(-limit, limit);
 }
 
 // A coarse grid: exact zeros (~30%) and six other values, so sorting, max, argmax, unique and
 // division-by-value paths meet ties and zeros.
-at::Tensor draw_zeros_ties(const at::Tensor& drawn, at::Generator& gen) {
-  at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
+at::Tensor sample_zeros_ties(std::int64_t n, const at::TensorOptions& work, at::Generator& gen) {
   at::Tensor grid = at::tensor({-2.0, -1.0, -0.5, 0.5, 1.0, 2.0}, at::TensorOptions().dtype(at::kDouble))
                         .to(work.device(), work.dtype().toScalarType());
-  at::Tensor index = at::randint(0, grid.numel(), drawn.sizes(), gen, drawn.options().dtype(at::kLong));
-  at::Tensor values = at::take(grid, index);
-  at::Tensor zero = at::rand(drawn.sizes(), gen, work) < 0.3;
-  return like_drawn(drawn, values.masked_fill_(zero, 0.0));
-}
-
-// N(0, 0.01^2) -- what verified's x0.01 draw looks like -- with 16 spikes of magnitude 100..1000
-// (random signs, random places) that carry most of the signal: a kernel that samples its terms,
-// reads a subset or specialises on a probe of typical values misses them and is far off. Why up
-// to 1000 (heavy_tail's bound): a spike's square must dwarf atol times the terms of a large mean
-// (16.7M terms: atol 1e-3 is worth one spike of 129), or the tolerance forgives a subset whose
-// spikes happen to balance. With 100..200, half of 94_MSELoss's terms passed 1 draw in 10; with
-// 100..1000, 1 in 100 (and any subset fraction from 1/4 to 9/10 at most 1 in 40).
-at::Tensor draw_sparse_spike(const at::Tensor& drawn, at::Generator& gen) {
-  at::TensorOptions work = drawn.options().dtype(work_dtype(drawn.scalar_type()));
-  at::Tensor values = at::randn(drawn.sizes(), gen, work).mul_(0.01).view(-1);
-  const std::int64_t n = values.numel();
-  if (n > 0) {
-    constexpr std::int64_t kSpikes = 16;
-    // fp16 (--precision fp16) keeps 100..200: a square above 65504 is inf in eager's fp16
-    // reference, which an honest kernel that accumulates in fp32 could never match.
-    const double limit = drawn.scalar_type() == at::kHalf ? 200.0 : finite_limit(drawn.scalar_type());
-    const double low = std::min(100.0, limit / 2), high = limit;
-    at::Tensor where = at::randint(0, n, {std::min(kSpikes, n)}, gen, drawn.options().dtype(at::kLong));
-    at::Tensor magnitude = at::rand({where.numel()}, gen, work) * (high - low) + low;
-    at::Tensor sign = at::randint(0, 2, {where.numel()}, gen, work) * 2.0 - 1.0;
-    values.index_put_({where}, magnitude * sign);
-  }
-  return like_drawn(drawn, values.view(drawn.sizes()));
+  at::Tensor values = at::take(grid, at::randint(0, grid.numel(), {n}, gen, work.dtype(at::kLong)));
+  return values.masked_fill_(at::rand({n}, gen, work) < 0.3, 0.0);
 }
 
 // Values a lower precision cannot hold, where the tensor's dtype can: magnitudes 10^u with u
@@ -100,13 +67,60 @@ at::Tensor draw_sparse_spike(const at::Tensor& drawn, at::Generator& gen) {
 // in fp16 where fp32 is asked (its mantissa is TF32's, so its error on ordinary draws is what the
 // protocol accepts from TF32) returns inf or NaN where the reference is finite. Half-precision
 // and fp8 tensors (the problem asked for that precision) get N(0, 1) instead.
-at::Tensor draw_wide_range(const at::Tensor& drawn, at::Generator& gen) {
-  const auto dtype = drawn.scalar_type();
-  if (dtype != at::kFloat && dtype != at::kDouble) return draw_normal(drawn, gen);
-  at::TensorOptions work = drawn.options().dtype(work_dtype(dtype));
-  at::Tensor exponent = at::rand(drawn.sizes(), gen, work).mul_(11.0).sub_(6.0);
-  at::Tensor sign = at::randint(0, 2, drawn.sizes(), gen, work).mul_(2.0).sub_(1.0);
-  return like_drawn(drawn, at::pow(10.0, exponent).mul_(sign));
+at::Tensor sample_wide_range(std::int64_t n, const at::TensorOptions& work, at::Generator& gen) {
+  at::Tensor values = at::rand({n}, gen, work).mul_(11.0).sub_(6.0);
+  values = at::pow(10.0, values);
+  return values.mul_(at::randint(0, 2, {n}, gen, work).mul_(2.0).sub_(1.0));
+}
+
+// A tensor laid out as empty_like(drawn) would lay it out, in `dtype`, made after `drawn` is let
+// go (its layout read from a meta tensor): the template's memory is free before the draw's.
+at::Tensor empty_like_released(at::Tensor drawn, at::ScalarType dtype) {
+  const at::Tensor layout = at::empty_like(at::empty_strided(drawn.sizes(), drawn.strides(), drawn.options().device(at::kMeta)));
+  const at::TensorOptions options = drawn.options().dtype(dtype);
+  drawn.reset();
+  return at::empty_strided(layout.sizes(), layout.strides(), options);
+}
+
+// `out` filled with fresh values from `sampler`, block by block in its logical order (cast to its
+// dtype). A non-contiguous `out` is filled through a contiguous copy.
+at::Tensor fill_in_blocks(at::Tensor out, const BlockSampler& sampler, at::Generator& gen, std::int64_t block) {
+  const at::TensorOptions work = out.options().dtype(work_dtype(out.scalar_type()));
+  at::Tensor dense = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  at::Tensor flat = dense.view(-1);
+  const std::int64_t n = flat.numel();
+  for (std::int64_t begin = 0; begin < n; begin += block) {
+    const std::int64_t len = std::min(block, n - begin);
+    flat.narrow(0, begin, len).copy_(sampler(len, work, gen));
+  }
+  if (!dense.is_same(out)) out.copy_(dense);
+  return out;
+}
+
+// N(0, 0.01^2) -- what verified's x0.01 draw looks like -- with 16 spikes of magnitude 100..1000
+// (random signs, random places) that carry most of the signal: a kernel that samples its terms,
+// reads a subset or specialises on a probe of typical values misses them and is far off. Why up
+// to 1000 (heavy_tail's bound): a spike's square must dwarf atol times the terms of a large mean
+// (16.7M terms: atol 1e-3 is worth one spike of 129), or the tolerance forgives a subset whose
+// spikes happen to balance. With 100..200, half of 94_MSELoss's terms passed 1 draw in 10; with
+// 100..1000, 1 in 100 (and any subset fraction from 1/4 to 9/10 at most 1 in 40).
+at::Tensor add_sparse_spikes(at::Tensor out, at::Generator& gen) {
+  const std::int64_t n = out.numel();
+  if (n == 0) return out;
+  const at::TensorOptions work = out.options().dtype(work_dtype(out.scalar_type()));
+  constexpr std::int64_t kSpikes = 16;
+  // fp16 (--precision fp16) keeps 100..200: a square above 65504 is inf in eager's fp16
+  // reference, which an honest kernel that accumulates in fp32 could never match.
+  const double limit = out.scalar_type() == at::kHalf ? 200.0 : finite_limit(out.scalar_type());
+  const double low = std::min(100.0, limit / 2), high = limit;
+  at::Tensor where = at::randint(0, n, {std::min(kSpikes, n)}, gen, out.options().dtype(at::kLong));
+  at::Tensor magnitude = at::rand({where.numel()}, gen, work) * (high - low) + low;
+  at::Tensor sign = at::randint(0, 2, {where.numel()}, gen, work) * 2.0 - 1.0;
+  // Spikes land on logical positions: through a contiguous copy when `out` is not contiguous.
+  at::Tensor dense = out.is_contiguous() ? out : out.contiguous();
+  dense.view(-1).index_put_({where}, (magnitude * sign).to(out.scalar_type()));
+  if (!dense.is_same(out)) out.copy_(dense);
+  return out;
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -148,7 +162,8 @@ at::Generator make_generator(const at::Device& device, std::uint64_t seed) {
 
 bool is_floating(const at::Tensor& t) { return t.defined() && at::isFloatingType(t.scalar_type()); }
 
-at::Tensor distribution_tensor(const at::Tensor& drawn, const DistributionSpec& spec, at::Generator& gen) {
+at::Tensor distribution_tensor(at::Tensor drawn, const DistributionSpec& spec, at::Generator& gen, std::int64_t block_elements) {
+  TORCH_CHECK(block_elements > 0, "kbv: a draw block must hold at least one element");
   if (!is_floating(drawn)) return drawn;
   if (spec.kind == DistributionKind::seeded_template || spec.kind == DistributionKind::reinit_params)
     return drawn;
@@ -156,18 +171,36 @@ at::Tensor distribution_tensor(const at::Tensor& drawn, const DistributionSpec& 
               "' got a generator for ", gen.device(), " but the input lives on ", drawn.device());
 
   at::NoGradGuard no_grad;
-  at::Tensor out;
-  switch (spec.kind) {
-    case DistributionKind::scaled: out = drawn.mul(at::Scalar(spec.scale)); break;
-    case DistributionKind::normal: out = draw_normal(drawn, gen); break;
-    case DistributionKind::heavy_tail: out = draw_heavy_tail(drawn, gen); break;
-    case DistributionKind::zeros_ties: out = draw_zeros_ties(drawn, gen); break;
-    case DistributionKind::sparse_spike: out = draw_sparse_spike(drawn, gen); break;
-    case DistributionKind::wide_range: out = draw_wide_range(drawn, gen); break;
-    case DistributionKind::seeded_template:
-    case DistributionKind::reinit_params: return drawn;
+  if (spec.kind == DistributionKind::scaled) {
+    at::Tensor out = drawn.mul(at::Scalar(spec.scale));
+    if (drawn.requires_grad()) out.requires_grad_(true);
+    return out;
   }
-  if (drawn.requires_grad()) out.requires_grad_(true);
+  const bool grad = drawn.requires_grad();
+  const at::ScalarType dtype = drawn.scalar_type();
+  const double limit = finite_limit(dtype);
+  BlockSampler sampler;
+  switch (spec.kind) {
+    case DistributionKind::normal: sampler = sample_normal; break;
+    case DistributionKind::heavy_tail:
+      sampler = [limit](std::int64_t n, const at::TensorOptions& work, at::Generator& g) { return sample_heavy_tail(n, work, g, limit); };
+      break;
+    case DistributionKind::zeros_ties: sampler = sample_zeros_ties; break;
+    case DistributionKind::sparse_spike:
+      sampler = [](std::int64_t n, const at::TensorOptions& work, at::Generator& g) { return at::randn({n}, g, work).mul_(0.01); };
+      break;
+    case DistributionKind::wide_range:
+      // Half-precision and fp8 tensors get N(0, 1) (sample_wide_range's note).
+      sampler = dtype == at::kFloat || dtype == at::kDouble ? BlockSampler(sample_wide_range) : BlockSampler(sample_normal);
+      break;
+    case DistributionKind::scaled:
+    case DistributionKind::seeded_template:
+    case DistributionKind::reinit_params:
+    case DistributionKind::hidden_file: return drawn;  // the file's own lists, not drawn here
+  }
+  at::Tensor out = fill_in_blocks(empty_like_released(std::move(drawn), dtype), sampler, gen, block_elements);
+  if (spec.kind == DistributionKind::sparse_spike) out = add_sparse_spikes(std::move(out), gen);
+  if (grad) out.requires_grad_(true);
   return out;
 }
 

@@ -41,7 +41,12 @@ bool is_floating(const at::Tensor& t);
 // Fresh draws use `gen` (which must belong to drawn's device type), are generated in float32
 // (float64 for float64 tensors) and cast to drawn's dtype, and keep drawn's shape, device and
 // memory format. The result requires grad iff `drawn` does.
-at::Tensor distribution_tensor(const at::Tensor& drawn, const DistributionSpec& spec, at::Generator& gen);
+// Fresh draws are made `block_elements` values at a time straight into the result, and `drawn`
+// (pass it moved, when nothing else holds it) is let go first: a draw's peak device memory is its
+// result and one block's temporaries, however large the tensor.
+constexpr std::int64_t kDrawBlockElements = std::int64_t{1} << 24;
+at::Tensor distribution_tensor(at::Tensor drawn, const DistributionSpec& spec, at::Generator& gen,
+                               std::int64_t block_elements = kDrawBlockElements);
 
 // Re-initialises parameters in place (under NoGradGuard) so that reinit_params exercises the
 // code paths default initialisation hides:

@@ -2,6 +2,8 @@
 
 #include "judge/distributions.hpp"
 
+#include <utility>
+
 namespace py = pybind11;
 
 namespace kbv::judge {
@@ -50,7 +52,7 @@ ArgList distribution_inputs(const InputSource& source, const DistributionSpec& s
   if (spec.kind == DistributionKind::seeded_template) return args;
   at::Generator gen = make_generator(source.device, spec.seed);
   for (auto& a : args)
-    if (a.is_tensor) a.tensor = distribution_tensor(a.tensor, spec, gen);
+    if (a.is_tensor) a.tensor = distribution_tensor(std::move(a.tensor), spec, gen);
   return args;
 }
 

@@ -123,7 +123,13 @@ std::string Judgement::judge_memory_note() const {
       ++blocks;
     }
   for (const auto& s : retired_slots_) shared += s.bytes();
-  return "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
+  std::string note;
+  // The figures at the failed allocation: once the error is caught the failing step's tensors are
+  // freed, and the allocator's figures now show them as free cache.
+  if (const auto at_failure = torch_host::last_out_of_memory())
+    note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +
+           " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) + "; now ";
+  return note + "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
          ", the candidate's input blocks " + gib(shared) + " in " + std::to_string(blocks);
 }
 

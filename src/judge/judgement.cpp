@@ -507,6 +507,8 @@ bool Judgement::shared_stages() {
     enter(Stage::tracking);
     profile::Step step("shared.tracking");
     memory_method_ = torch_host::memory_tracking_start(device_);
+    torch_host::watch_out_of_memory(device_);
+    torch_host::forget_out_of_memory();  // an earlier evaluation's, in a judge kept warm
   }
   profile::timed("shared.load_problem", [&] { load_problem(); });
   if (audit) {

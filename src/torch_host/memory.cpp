@@ -1,6 +1,7 @@
 #include "torch_host/memory.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
@@ -101,6 +102,35 @@ AllocatorBytes allocator_bytes(const at::Device& device) {
 void free_cached_memory_over(const at::Device& device, std::int64_t bytes) {
   const AllocatorBytes held = allocator_bytes(device);
   if (held.reserved - held.allocated > bytes) c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
+namespace {
+std::mutex g_oom_mutex;
+std::optional<OutOfMemoryMoment> g_last_oom;
+}  // namespace
+
+void watch_out_of_memory(const at::Device& device) {
+  if (!device.is_cuda()) return;
+  static std::once_flag attached;
+  std::call_once(attached, [] {
+    // The allocator calls its observers with its lock released: reading its statistics is safe.
+    c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t) {
+      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+      OutOfMemoryMoment moment{{allocator_stat(stats, false, false), allocator_stat(stats, false, true)}, static_cast<std::int64_t>(asked)};
+      std::lock_guard<std::mutex> lock(g_oom_mutex);
+      g_last_oom = moment;
+    });
+  });
+}
+
+std::optional<OutOfMemoryMoment> last_out_of_memory() {
+  std::lock_guard<std::mutex> lock(g_oom_mutex);
+  return g_last_oom;
+}
+
+void forget_out_of_memory() {
+  std::lock_guard<std::mutex> lock(g_oom_mutex);
+  g_last_oom.reset();
 }
 
 }  // namespace kbv::torch_host

@@ -2,7 +2,9 @@
 // Peak device memory of one forward call, above what was allocated before it, seen two ways:
 // the caching allocator's statistics (what KernelBench-Verified reports) and every device
 // allocation through CUPTI (raw cudaMalloc / cuMemAlloc in a candidate's extension included).
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -35,5 +37,18 @@ void free_cached_memory(const at::Device& device);
 // The same, only when the allocator holds more than `bytes` free: the device memory the judge
 // freed stays its own until then, and the sandbox's next allocation could fail for want of it.
 void free_cached_memory_over(const at::Device& device, std::int64_t bytes);
+
+// What the caching allocator held when one of this process's allocations last failed for want of
+// device memory, read at the failure (an out-of-memory observer): by the time the error reaches a
+// catch, the failing step's tensors have been freed and the allocator's figures say nothing of it.
+struct OutOfMemoryMoment {
+  AllocatorBytes held;
+  std::int64_t asked = 0;  // the allocation that failed
+};
+// Starts recording them (CUDA; once per process, later calls do nothing).
+void watch_out_of_memory(const at::Device& device);
+std::optional<OutOfMemoryMoment> last_out_of_memory();
+// Forgets the last one (a judge kept warm starts each evaluation with none).
+void forget_out_of_memory();
 
 }  // namespace kbv::torch_host

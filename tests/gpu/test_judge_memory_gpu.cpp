@@ -1,0 +1,67 @@
+// The judge's own device memory, in process on the GPU: a fresh draw's peak, and the allocator's
+// figures read at an out-of-memory (what the judge's internal_error note reports).
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "judge/distributions.hpp"
+#include "torch_host/memory.hpp"
+
+namespace kbv::judge {
+namespace {
+
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+
+at::Device cuda0() { return at::Device(at::kCUDA, 0); }
+
+std::int64_t peak_allocated() {
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+  return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+}
+
+// At KernelBench's sizes a sampler's whole-size temporaries (heavy_tail's took 7.5 times its
+// tensor) ran the judge out of device memory under strict: every fresh draw now peaks at its
+// result and one block's temporaries.
+TEST(JudgeMemoryGpu, AFreshDrawPeaksAtItsResultAndOneBlock) {
+  const std::int64_t n = kGiB / 4;  // 1 GiB of float32: 16 blocks
+  for (DistributionKind kind : {DistributionKind::normal, DistributionKind::heavy_tail, DistributionKind::zeros_ties,
+                                DistributionKind::sparse_spike, DistributionKind::wide_range}) {
+    at::Tensor drawn = at::rand({n}, at::TensorOptions().device(cuda0()));
+    at::Generator gen = make_generator(cuda0(), 3);
+    c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+    const std::int64_t before = torch_host::allocator_bytes(cuda0()).allocated;
+    const DistributionSpec spec{std::string(distribution_kind_name(kind)), kind, 1.0, 3};
+    at::Tensor out = distribution_tensor(std::move(drawn), spec, gen);
+    const std::int64_t peak = peak_allocated() - before;
+    EXPECT_LE(peak, 4 * n + 16 * kDrawBlockElements * 8) << distribution_kind_name(kind) << ": " << peak << " bytes above the template";
+    EXPECT_TRUE(at::isfinite(out).all().item<bool>()) << distribution_kind_name(kind);
+  }
+}
+
+TEST(JudgeMemoryGpu, AnOutOfMemoryIsReadAtTheFailureNotAfterItsTensorsAreFreed) {
+  torch_host::watch_out_of_memory(cuda0());
+  torch_host::forget_out_of_memory();
+  at::Tensor kept = at::empty({kGiB}, at::TensorOptions().device(cuda0()).dtype(at::kByte));
+  size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  bool failed = false;
+  try {
+    at::Tensor step = at::empty({2 * kGiB}, at::TensorOptions().device(cuda0()).dtype(at::kByte));
+    at::Tensor too_much = at::empty({static_cast<std::int64_t>(total)}, at::TensorOptions().device(cuda0()).dtype(at::kByte));
+  } catch (const c10::OutOfMemoryError&) {
+    failed = true;
+  }
+  ASSERT_TRUE(failed);
+  const auto moment = torch_host::last_out_of_memory();
+  ASSERT_TRUE(moment.has_value());
+  EXPECT_GE(moment->asked, static_cast<std::int64_t>(total));
+  EXPECT_GE(moment->held.allocated, 3 * kGiB);  // `kept` and the failing step's own tensor
+  EXPECT_LT(torch_host::allocator_bytes(cuda0()).allocated, 2 * kGiB);  // the step's tensor is freed by now
+  torch_host::forget_out_of_memory();
+  EXPECT_FALSE(torch_host::last_out_of_memory().has_value());
+}
+
+}  // namespace
+}  // namespace kbv::judge

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 namespace kbv::judge {
 
@@ -73,13 +75,18 @@ at::Tensor sample_wide_range(std::int64_t n, const at::TensorOptions& work, at::
   return values.mul_(at::randint(0, 2, {n}, gen, work).mul_(2.0).sub_(1.0));
 }
 
-// A tensor laid out as empty_like(drawn) would lay it out, in `dtype`, made after `drawn` is let
-// go (its layout read from a meta tensor): the template's memory is free before the draw's.
+// A tensor laid out as empty_like(drawn) would lay it out (drawn's strides when it is dense,
+// else its suggested memory format), in `dtype`, made after `drawn` is let go: the template's
+// memory is free before the draw's. (Not through a meta tensor: a process's first meta op imports
+// torch's Python meta registrations, seconds in a judge.)
 at::Tensor empty_like_released(at::Tensor drawn, at::ScalarType dtype) {
-  const at::Tensor layout = at::empty_like(at::empty_strided(drawn.sizes(), drawn.strides(), drawn.options().device(at::kMeta)));
-  const at::TensorOptions options = drawn.options().dtype(dtype);
+  const std::vector<std::int64_t> sizes = drawn.sizes().vec();
+  at::TensorOptions options = drawn.options().dtype(dtype);
+  std::optional<std::vector<std::int64_t>> strides;
+  if (drawn.is_non_overlapping_and_dense()) strides = drawn.strides().vec();
+  else options = options.memory_format(drawn.suggest_memory_format());
   drawn.reset();
-  return at::empty_strided(layout.sizes(), layout.strides(), options);
+  return strides ? at::empty_strided(sizes, *strides, options) : at::empty(sizes, options);
 }
 
 // `out` filled with fresh values from `sampler`, block by block in its logical order (cast to its

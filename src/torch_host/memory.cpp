@@ -113,6 +113,8 @@ void watch_out_of_memory(const at::Device& device) {
   if (!device.is_cuda()) return;
   static std::once_flag attached;
   std::call_once(attached, [] {
+    // The allocator gives observers only to the devices it has set up: set them up first.
+    at::globalContext().lazyInitDevice(at::kCUDA);
     // The allocator calls its observers with its lock released: reading its statistics is safe.
     c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t) {
       const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));

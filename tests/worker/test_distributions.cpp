@@ -272,6 +272,11 @@ TEST(Distributions, BlocksAreFreshAndInTheTensorsLogicalOrder) {
     EXPECT_EQ(from_t.strides(), t.strides()) << distribution_kind_name(kind);
     EXPECT_TRUE(at::equal(from_t, from_c)) << distribution_kind_name(kind);
   }
+  // An expanded template (one value seen many times) gets a dense draw of its shape, every value fresh.
+  at::Generator ge = make_generator(at::kCPU, 24);
+  at::Tensor expanded = distribution_tensor(template_input({1, 64}).expand({512, 64}), spec(DistributionKind::normal, 1.0, 24), ge, kTestBlock);
+  EXPECT_TRUE(expanded.is_contiguous());
+  EXPECT_FALSE(at::equal(expanded[0], expanded[1]));
   // Many blocks keep a distribution's shape: zeros_ties' ~30% zeros, sparse_spike's 16 spikes.
   at::Generator gen = make_generator(at::kCPU, 23);
   at::Tensor z = distribution_tensor(x, spec(DistributionKind::zeros_ties, 1.0, 23), gen, kTestBlock);

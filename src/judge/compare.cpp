@@ -1,6 +1,7 @@
 #include "judge/compare.hpp"
 
 #include "judge/blockwise.hpp"
+#include "judge/profile.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
@@ -130,11 +131,13 @@ ElementStats compare_elements(const at::Tensor& ref_flat, const at::Tensor& cand
   ElementStats st;
   // The outputs of almost every candidate that is right: every element well inside the bound,
   // its errors float32's (to a few parts in 10^8). A failure needs the float64 pass's details.
-  if (Screen screen = screen_in_float32(ref_flat, cand_flat, tol); screen.result == Screened::pass) {
+  if (Screen screen = profile::timed("compare.screen", [&] { return screen_in_float32(ref_flat, cand_flat, tol); });
+      screen.result == Screened::pass) {
     st.max_abs = screen.max_abs;
     st.max_rel = screen.max_rel;
     return st;
   }
+  profile::Step step("compare.float64");  // the screen was unsure or failed: every element in float64
   const std::int64_t n = ref_flat.numel();
   // Relative error divides by max(|r|, atol); with atol = 0 the smallest normal double keeps a
   // zero reference from turning an exact match (0 / 0) into NaN.
@@ -301,7 +304,7 @@ bool outputs_match(const std::vector<at::Tensor>& reference, const std::vector<a
   for (const auto& [r, c] : flat) {
     if (!r.defined()) continue;
     try {
-      if (screen_sample(r, c, tol) == Screened::fail) return false;
+      if (profile::timed("compare.sample", [&] { return screen_sample(r, c, tol); }) == Screened::fail) return false;
     } catch (const c10::Error&) {
       // left to the whole outputs' screen below
     }
@@ -314,7 +317,7 @@ bool outputs_match(const std::vector<at::Tensor>& reference, const std::vector<a
     }
     Screened screened = Screened::unsure;
     try {
-      screened = screen_in_float32(r, c, tol).result;
+      screened = profile::timed("compare.screen", [&] { return screen_in_float32(r, c, tol).result; });
     } catch (const c10::Error&) {
       // left to the comparison, which makes a verdict of it
     }

@@ -48,7 +48,7 @@ OutputComparison Judgement::judge_outputs(const ArgList& inputs, const std::vect
                                           const Tolerance& tol, std::optional<NumericsCheck>* numerics) {
   OutputComparison cmp = tolerance_outputs(ref, ref_tf32, out, tol);
   if (cmp.ok || !cmp.tolerance_only || !protocol_->numerics_model) return cmp;
-  NumericsCheck check = numerics_against_truth(inputs, ref, ref_tf32, out);
+  NumericsCheck check = profile::timed("compare.numerics", [&] { return numerics_against_truth(inputs, ref, ref_tf32, out); });
   if (check.within) {
     cmp.ok = true;
     cmp.reason.clear();

@@ -3,11 +3,11 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ExpandUtils.h>
 
 #include <algorithm>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -75,18 +75,19 @@ at::Tensor sample_wide_range(std::int64_t n, const at::TensorOptions& work, at::
   return values.mul_(at::randint(0, 2, {n}, gen, work).mul_(2.0).sub_(1.0));
 }
 
-// A tensor laid out as empty_like(drawn) would lay it out (drawn's strides when it is dense,
-// else its suggested memory format), in `dtype`, made after `drawn` is let go: the template's
-// memory is free before the draw's. (Not through a meta tensor: a process's first meta op imports
-// torch's Python meta registrations, seconds in a judge.)
+// A tensor laid out as empty_like(drawn) would lay it out (drawn's strides when it is dense, else
+// dense strides in drawn's order of dimensions, as empty_like and clone(Preserve) infer them), in
+// `dtype`, made after `drawn` is let go: the template's memory is free before the draw's. Every
+// draw of a problem keeps get_inputs()'s layout, so the candidate's input slot is never rebound
+// (and another block allocated) for a layout change. (Not through a meta tensor: a process's first
+// meta op imports torch's Python meta registrations, seconds in a judge.)
 at::Tensor empty_like_released(at::Tensor drawn, at::ScalarType dtype) {
   const std::vector<std::int64_t> sizes = drawn.sizes().vec();
-  at::TensorOptions options = drawn.options().dtype(dtype);
-  std::optional<std::vector<std::int64_t>> strides;
-  if (drawn.is_non_overlapping_and_dense()) strides = drawn.strides().vec();
-  else options = options.memory_format(drawn.suggest_memory_format());
+  const at::TensorOptions options = drawn.options().dtype(dtype);
+  const std::vector<std::int64_t> strides =
+      drawn.is_non_overlapping_and_dense() ? drawn.strides().vec() : at::infer_dense_strides(drawn.sizes(), drawn.strides());
   drawn.reset();
-  return strides ? at::empty_strided(sizes, *strides, options) : at::empty(sizes, options);
+  return at::empty_strided(sizes, strides, options);
 }
 
 // `out` filled with fresh values from `sampler`, block by block in its logical order (cast to its

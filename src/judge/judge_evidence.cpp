@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -113,7 +114,17 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what, bool
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
 }
 
-std::string Judgement::judge_memory_note() const {
+std::string allocator_size_text(std::int64_t bytes) {
+  char text[64];
+  const double b = static_cast<double>(bytes);
+  if (bytes <= 1024) std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
+  else if (bytes <= (std::int64_t{1} << 20)) std::snprintf(text, sizeof text, "%.2f KiB", b / 1024.0);
+  else if (bytes <= (std::int64_t{1} << 30)) std::snprintf(text, sizeof text, "%.2f MiB", b / 1048576.0);
+  else std::snprintf(text, sizeof text, "%.2f GiB", b / 1073741824.0);
+  return text;
+}
+
+std::string Judgement::judge_memory_note(const std::string& error) const {
   const torch_host::AllocatorBytes a = torch_host::allocator_bytes(device_);
   std::int64_t shared = 0;
   std::size_t blocks = retired_slots_.size();
@@ -126,7 +137,10 @@ std::string Judgement::judge_memory_note() const {
   std::string note;
   // The figures at the failed allocation: once the error is caught the failing step's tensors are
   // freed, and the allocator's figures now show them as free cache.
-  if (const auto at_failure = torch_host::last_out_of_memory())
+  // Only the failure `error` reports: an earlier one caught and recovered from (torch.compile's
+  // autotuning), or a cudaMalloc of the judge's own that fails outside the allocator, is not it.
+  const auto at_failure = torch_host::last_out_of_memory();
+  if (at_failure && error.find("Tried to allocate " + allocator_size_text(at_failure->asked)) != std::string::npos)
     note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +
            " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) + "; now ";
   return note + "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
@@ -170,7 +184,7 @@ void Judgement::blame_starvation() {
                           (h ? " (the judge held " + gib(h->judge) + ", the candidate " + gib(h->sandbox) + " of " + gib(h->total) + ")"
                              : std::string()) +
                           (reference_ran_ ? ", after the problem's Model had run at it" : "") +
-                          ": evaluate on a device with more memory or at a smaller size; " + judge_memory_note() + "; " +
+                          ": evaluate on a device with more memory or at a smaller size; " + judge_memory_note(verdict_.reason) + "; " +
                           first_line(verdict_.reason, 700);
         return;
     }

@@ -77,6 +77,9 @@ constexpr std::int64_t kFreeCacheOverBytes = std::int64_t{1} << 30;
 
 // The text of an error says the device (or an allocator on it) ran out of memory: torch's
 // OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
+// A size as torch's caching allocator writes it in its out-of-memory message ("Tried to allocate
+// 12.00 GiB"), to tell whether the failure its observer saw is the one in an error's text.
+std::string allocator_size_text(std::int64_t bytes);
 bool is_out_of_memory(const std::string& text);
 
 // The sandbox holds more than its share of the device: more than the judge holds itself (Model,
@@ -211,8 +214,9 @@ class Judgement {
   // A call's outputs holding more elements' bytes than the reference's ever did: incorrect,
   // ended before the judge makes its own copy of them (whose size the candidate would choose).
   void refuse_oversized_outputs(const std::vector<at::Tensor>& views, const std::string& what) const;
-  // What the judge's own device memory is made of, for a verdict that says it ran short.
-  std::string judge_memory_note() const;
+  // What the judge's own device memory is made of, for a verdict that says it ran short (`error`,
+  // its reason: the allocator's figures at the failure are given when it is that failure).
+  std::string judge_memory_note(const std::string& error) const;
   [[noreturn]] void end_with_runner_error(const RunnerError& e, const std::string& what);
 
   // problem_phase.cpp

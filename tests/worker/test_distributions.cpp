@@ -285,6 +285,28 @@ TEST(Distributions, BlocksAreFreshAndInTheTensorsLogicalOrder) {
   EXPECT_EQ((s.abs() > 50).sum().item<std::int64_t>(), 16);
 }
 
+// A gappy, reordered view from get_inputs(): every draw must have the layout clone(Preserve) and
+// the scaled kinds give it, or each change of kind between rounds rebinds the candidate's input
+// slot (a new device block each time, kept to the evaluation's end) and times it on another layout.
+TEST(Distributions, AFreshDrawKeepsTheLayoutACloneOfItsTemplateHas) {
+  const std::vector<at::Tensor> templates = {
+      template_input({64, 32}).slice(0, 0, 64, 2).t(),
+      template_input({4, 6, 8, 10}).slice(1, 0, 6, 2).permute({0, 3, 1, 2}),
+      template_input({16, 3, 8, 8}).contiguous(at::MemoryFormat::ChannelsLast).slice(0, 0, 16, 2),
+      template_input({1, 64}).expand({8, 64}),
+  };
+  for (const at::Tensor& t : templates) {
+    const auto want = t.clone(at::MemoryFormat::Preserve).strides().vec();
+    at::Generator g0 = make_generator(at::kCPU, 30);
+    EXPECT_EQ(distribution_tensor(t, spec(DistributionKind::scaled, 3.0), g0).strides().vec(), want);
+    for (DistributionKind kind : kFreshKinds) {
+      at::Generator gen = make_generator(at::kCPU, 31);
+      EXPECT_EQ(distribution_tensor(t, spec(kind, 1.0, 31), gen, kTestBlock).strides().vec(), want)
+          << distribution_kind_name(kind) << " on sizes " << t.sizes() << " strides " << t.strides();
+    }
+  }
+}
+
 TEST(Distributions, RequiresGradIsKept) {
   at::Tensor x = template_input({8}).requires_grad_(true);
   at::Generator gen = make_generator(at::kCPU, 3);

@@ -40,6 +40,18 @@ TEST(DeviceCrowded, OnlyOtherProcessesHoldingMoreThanTheCandidateMakeAnOutOfMemo
   EXPECT_FALSE(others_crowd_device({0, 0, 0, 0}));
 }
 
+// The note gives the allocator's figures at the failure only for the failure the reason names:
+// the sizes are written as torch's caching allocator writes them in its message.
+TEST(OomBlame, AllocatorSizesAreWrittenAsTorchsMessageWritesThem) {
+  EXPECT_EQ(allocator_size_text(512), "512 bytes");
+  EXPECT_EQ(allocator_size_text(1024), "1024 bytes");
+  EXPECT_EQ(allocator_size_text(3 * 1024), "3.00 KiB");
+  EXPECT_EQ(allocator_size_text(std::int64_t{20} << 20), "20.00 MiB");
+  EXPECT_EQ(allocator_size_text(std::int64_t{1} << 30), "1024.00 MiB");
+  EXPECT_EQ(allocator_size_text(std::int64_t{12} << 30), "12.00 GiB");
+  EXPECT_EQ(allocator_size_text(7088373760), "6.60 GiB");  // session 29's "Tried to allocate 6.60 GiB"
+}
+
 TEST(OomBlame, TheJudgesOwnShortfallIsKbvsNeverTheProblemsOnceModelRanAtItsSize) {
   // Session 27 on an 80 GB H100: the judge's copies at KernelBench's sizes; the candidate small.
   const DeviceHolders judge_heavy{1 * kGiB, 70 * kGiB, 79 * kGiB, 0};

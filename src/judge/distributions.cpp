@@ -124,9 +124,13 @@ at::Tensor add_sparse_spikes(at::Tensor out, at::Generator& gen) {
   at::Tensor where = at::randint(0, n, {std::min(kSpikes, n)}, gen, out.options().dtype(at::kLong));
   at::Tensor magnitude = at::rand({where.numel()}, gen, work) * (high - low) + low;
   at::Tensor sign = at::randint(0, 2, {where.numel()}, gen, work) * 2.0 - 1.0;
-  // Spikes land on logical positions: through a contiguous copy when `out` is not contiguous.
-  at::Tensor dense = out.is_contiguous() ? out : out.contiguous();
-  dense.view(-1).index_put_({where}, (magnitude * sign).to(out.scalar_type()));
+  // Spikes land on logical positions: through a contiguous copy when `out` is not contiguous, and
+  // through a work-dtype copy for fp8 (whose indexing kernels not every backend has).
+  const at::ScalarType dtype = out.scalar_type();
+  const bool indexable = dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf || dtype == at::kBFloat16;
+  at::Tensor dense = !indexable ? out.to(work.dtype().toScalarType(), false, true).contiguous()
+                                : out.is_contiguous() ? out : out.contiguous();
+  dense.view(-1).index_put_({where}, (magnitude * sign).to(dense.scalar_type()));
   if (!dense.is_same(out)) out.copy_(dense);
   return out;
 }

@@ -31,7 +31,7 @@ at::ScalarType work_dtype(at::ScalarType dtype) {
   return dtype == at::kDouble ? at::kDouble : at::kFloat;
 }
 
-// A fresh draw is made kDrawBlockElements values at a time, straight into its result: its peak
+// A fresh draw is made kBlockElements values at a time, straight into its result: its peak
 // is the result plus one block's temporaries, not the several whole-size temporaries a sampler
 // expression takes (heavy_tail's took 7.5 times the tensor: at KernelBench's sizes, 50 GB).
 // A tensor of at most one block is drawn in one go, by the same generator calls as before.
@@ -91,17 +91,11 @@ at::Tensor empty_like_released(at::Tensor drawn, at::ScalarType dtype) {
 }
 
 // `out` filled with fresh values from `sampler`, block by block in its logical order (cast to its
-// dtype). A non-contiguous `out` is filled through a contiguous copy.
+// dtype), written into each block's view of `out` whatever its strides (blockwise.hpp).
 at::Tensor fill_in_blocks(at::Tensor out, const BlockSampler& sampler, at::Generator& gen, std::int64_t block) {
   const at::TensorOptions work = out.options().dtype(work_dtype(out.scalar_type()));
-  at::Tensor dense = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
-  at::Tensor flat = dense.view(-1);
-  const std::int64_t n = flat.numel();
-  for (std::int64_t begin = 0; begin < n; begin += block) {
-    const std::int64_t len = std::min(block, n - begin);
-    flat.narrow(0, begin, len).copy_(sampler(len, work, gen));
-  }
-  if (!dense.is_same(out)) out.copy_(dense);
+  for_each_block(
+      {out}, [&](const std::vector<at::Tensor>& b) { b[0].copy_(sampler(b[0].numel(), work, gen).view(b[0].sizes())); }, block);
   return out;
 }
 

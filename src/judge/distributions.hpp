@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/protocol.hpp"
+#include "judge/blockwise.hpp"
 
 namespace kbv::judge {
 
@@ -44,9 +45,8 @@ bool is_floating(const at::Tensor& t);
 // Fresh draws are made `block_elements` values at a time straight into the result, and `drawn`
 // (pass it moved, when nothing else holds it) is let go first: a draw's peak device memory is its
 // result and one block's temporaries, however large the tensor.
-constexpr std::int64_t kDrawBlockElements = std::int64_t{1} << 24;
 at::Tensor distribution_tensor(at::Tensor drawn, const DistributionSpec& spec, at::Generator& gen,
-                               std::int64_t block_elements = kDrawBlockElements);
+                               std::int64_t block_elements = kBlockElements);
 
 // Re-initialises parameters in place (under NoGradGuard) so that reinit_params exercises the
 // code paths default initialisation hides:

@@ -135,10 +135,9 @@ std::string Judgement::judge_memory_note(const std::string& error) const {
     }
   for (const auto& s : retired_slots_) shared += s.bytes();
   std::string note;
-  // The figures at the failed allocation: once the error is caught the failing step's tensors are
-  // freed, and the allocator's figures now show them as free cache.
-  // Only the failure `error` reports: an earlier one caught and recovered from (torch.compile's
-  // autotuning), or a cudaMalloc of the judge's own that fails outside the allocator, is not it.
+  // The figures at the failed allocation (once the error is caught, the failing step's tensors are
+  // freed and show as free cache), when it is the failure `error` reports: not an earlier one
+  // caught and recovered from (torch.compile's autotuning), nor a cudaMalloc outside the allocator.
   const auto at_failure = torch_host::last_out_of_memory();
   if (at_failure && error.find("Tried to allocate " + allocator_size_text(at_failure->asked)) != std::string::npos)
     note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +

@@ -77,10 +77,11 @@ constexpr std::int64_t kFreeCacheOverBytes = std::int64_t{1} << 30;
 
 // The text of an error says the device (or an allocator on it) ran out of memory: torch's
 // OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
+bool is_out_of_memory(const std::string& text);
+
 // A size as torch's caching allocator writes it in its out-of-memory message ("Tried to allocate
 // 12.00 GiB"), to tell whether the failure its observer saw is the one in an error's text.
 std::string allocator_size_text(std::int64_t bytes);
-bool is_out_of_memory(const std::string& text);
 
 // The sandbox holds more than its share of the device: more than the judge holds itself (Model,
 // its weights, every input with a pristine copy and the references: all a candidate's computation

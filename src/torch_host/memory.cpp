@@ -117,8 +117,8 @@ void watch_out_of_memory(const at::Device& device) {
     at::globalContext().lazyInitDevice(at::kCUDA);
     // The allocator calls its observers with its lock released: reading its statistics is safe.
     c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t) {
-      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
-      OutOfMemoryMoment moment{{allocator_stat(stats, false, false), allocator_stat(stats, false, true)}, static_cast<std::int64_t>(asked)};
+      const OutOfMemoryMoment moment{allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))),
+                                     static_cast<std::int64_t>(asked)};
       std::lock_guard<std::mutex> lock(g_oom_mutex);
       g_last_oom = moment;
     });

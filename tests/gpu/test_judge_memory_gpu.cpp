@@ -35,7 +35,7 @@ TEST(JudgeMemoryGpu, AFreshDrawPeaksAtItsResultAndOneBlock) {
     const DistributionSpec spec{std::string(distribution_kind_name(kind)), kind, 1.0, 3};
     at::Tensor out = distribution_tensor(std::move(drawn), spec, gen);
     const std::int64_t peak = peak_allocated() - before;
-    EXPECT_LE(peak, 4 * n + 16 * kDrawBlockElements * 8) << distribution_kind_name(kind) << ": " << peak << " bytes above the template";
+    EXPECT_LE(peak, 4 * n + 16 * kBlockElements * 8) << distribution_kind_name(kind) << ": " << peak << " bytes above the template";
     EXPECT_TRUE(at::isfinite(out).all().item<bool>()) << distribution_kind_name(kind);
   }
 }

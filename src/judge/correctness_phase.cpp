@@ -30,7 +30,13 @@ Tolerance Judgement::tolerance() const {
 std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std::vector<at::Tensor>* tf32_out) {
   const bool tf32 = protocol_tf32();
   torch_host::set_tf32(false);
-  auto ref = torch_host::call_forward(reference_, torch_host::clone_args(inputs));
+  std::vector<at::Tensor> ref;
+  {
+    const ArgList args = torch_host::clone_args(inputs);  // Model may write into its inputs
+    reference_forward_peak_ = std::max(reference_forward_peak_, torch_host::allocation_rise(device_, [&] {
+                                         ref = torch_host::call_forward(reference_, args);
+                                       }));
+  }
   if (tf32 && device_.is_cuda() && tf32_out) {
     torch_host::set_tf32(true);
     *tf32_out = torch_host::call_forward(reference_, torch_host::clone_args(inputs));

@@ -17,6 +17,7 @@
 
 #include "cuda/process_memory.hpp"
 #include "isolation/freeze.hpp"
+#include "judge/held_memory.hpp"
 #include "judge/judgement.hpp"
 #include "judge/loaded_libraries.hpp"
 #include "torch_host/memory.hpp"
@@ -41,6 +42,12 @@ bool is_out_of_memory(const std::string& text) {
 }
 
 bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
+
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak) {
+  return MemoryUse::kProcessOverheadBytes + 2 * (std::max<std::int64_t>(0, reference_resident) + std::max<std::int64_t>(0, reference_forward_peak));
+}
+
+bool hoard_starved_judge(const HoardEvidence& e) { return e.shortfall > 0 && e.live - e.allowance >= e.shortfall; }
 
 bool others_crowd_device(const DeviceHolders& h) { return h.others > std::max(h.sandbox, h.total / 8); }
 
@@ -146,27 +153,63 @@ std::string Judgement::judge_memory_note(const std::string& error) const {
          ", the candidate's input blocks " + gib(shared) + " in " + std::to_string(blocks);
 }
 
-OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran) {
+OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran,
+                   const std::optional<HoardEvidence>& hoard) {
   if (!out_of_memory) return OomBlame::as_it_stands;
   if (outcome != Outcome::problem_error && outcome != Outcome::internal_error && outcome != Outcome::runtime_error)
     return OomBlame::as_it_stands;
   if (outcome != Outcome::runtime_error && holders && sandbox_over_share(*holders)) return OomBlame::candidate;
+  if (outcome != Outcome::runtime_error && hoard && hoard_starved_judge(*hoard)) return OomBlame::candidate;
   if (holders && others_crowd_device(*holders)) return OomBlame::others;
   if (outcome == Outcome::internal_error || (outcome == Outcome::problem_error && reference_ran)) return OomBlame::judge;
   return OomBlame::as_it_stands;
+}
+
+std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error) {
+  if (!sandbox_ || verdict_.outcome == Outcome::runtime_error) return std::nullopt;
+  const auto failure = torch_host::last_out_of_memory();
+  if (!failure || failure->device_free >= failure->asked || error.find("Tried to allocate " + allocator_size_text(failure->asked)) == std::string::npos)
+    return std::nullopt;
+  const std::int64_t peak = std::max(reference_forward_peak_, reference_output_bytes_);
+  if (peak <= 0) return std::nullopt;  // nothing to weigh the sandbox's holding against yet
+  try {
+    // An honest candidate's cached blocks go back to the device; a hoard kept in live tensors (or
+    // by a process that does not answer) stays.
+    sandbox_->request({{"type", "release"}}, {}, "released", std::min(run_deadline_, Clock::now() + kReleaseTimeout));
+  } catch (const RunnerError&) {
+  }
+  const std::optional<DeviceHolders> h = device_holders();
+  if (!h) return std::nullopt;
+  std::int64_t resident = 0;
+  try {
+    resident = held_tensor_bytes({reference_, problem_}, device_).bytes;
+  } catch (const std::exception&) {
+  }
+  return HoardEvidence{h->sandbox, hoard_allowance(resident, peak), failure->asked - failure->device_free};
 }
 
 void Judgement::blame_starvation() {
   try {
     if (!is_out_of_memory(verdict_.reason)) return;
     const std::optional<DeviceHolders> h = device_holders();
-    switch (oom_blame(verdict_.outcome, true, h, reference_ran_)) {
+    std::optional<HoardEvidence> hoard;
+    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(verdict_.reason);
+    switch (oom_blame(verdict_.outcome, true, h, reference_ran_, hoard)) {
       case OomBlame::as_it_stands:
         return;
       case OomBlame::candidate:
         if (auto end = starvation_ending(verdict_.reason)) {
           verdict_.outcome = end->outcome;
           verdict_.reason = end->reason;
+        } else if (hoard) {
+          const std::string evidence =
+              "the candidate's processes still held " + gib(hoard->live) + " once asked to give their allocator's cache back, " +
+              gib(hoard->live - hoard->allowance) + " more than an honest candidate keeps (" + gib(hoard->allowance) +
+              ": twice the reference's weights and its forward's peak); without it the judge's failed allocation, " +
+              gib(hoard->shortfall) + " more than the device had free, would have fit: " + first_line(verdict_.reason, 300);
+          flag(FlagName::judge_starved, evidence);
+          verdict_.outcome = Outcome::runtime_error;
+          verdict_.reason = "judge_starved: " + evidence;
         }
         return;
       case OomBlame::others:

@@ -94,14 +94,37 @@ bool sandbox_over_share(const DeviceHolders& h);
 // candidate's nor the problem's (a candidate cannot start processes outside its sandbox).
 bool others_crowd_device(const DeviceHolders& h);
 
+// How long the sandbox has to give its allocator's cache back when weighing a hoard.
+constexpr std::chrono::seconds kReleaseTimeout{10};
+
+// A hoard below the share: what the sandbox still held once asked to give its allocator's cache
+// back (what an honest candidate keeps between calls is its weights, its workspaces and its last
+// outputs), against an allowance for all of that, and how much more free memory the judge's failed
+// allocation needed. A candidate may hold up to the judge's own memory and stay within its share,
+// and on a problem whose tensors are a tenth of the device that is enough to make the judge run
+// short: the verdict would be kbv's internal_error, which scores leave out.
+struct HoardEvidence {
+  std::int64_t live = 0;       // the sandbox's device memory above its twin's, after the release
+  std::int64_t allowance = 0;  // what an honest candidate may keep (hoard_allowance)
+  std::int64_t shortfall = 0;  // the failed allocation less the device's free memory at the failure
+};
+// An honest candidate's keep: twice the reference's weights and buffers and twice its forward's
+// peak (its outputs and temporaries), and a process's own overhead (kernel code, library handles).
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak);
+// The sandbox's holding above its allowance would have covered the judge's shortfall: had the
+// candidate kept only what an honest one keeps, the judge's allocation would have fit.
+bool hoard_starved_judge(const HoardEvidence& e);
+
 // Whose an out-of-memory that ended an evaluation is (blame_starvation applies it):
-// the candidate's, when its sandbox holds more than its share (judge_starved; never for the
-// candidate's own runtime_error, which is its already); the machine's, when other processes
-// crowd the device; the judge's own working set, when kbv's code ran short (internal_error) or
-// get_inputs()/Model did after Model had already run at this size (`reference_ran`): the problem
-// fits the device alone, so it is not the problem's fault. Otherwise nobody's but as it stands.
+// the candidate's, when its sandbox holds more than its share or a hoard that starved the judge
+// (judge_starved; never for the candidate's own runtime_error, which is its already); the
+// machine's, when other processes crowd the device; the judge's own working set, when kbv's code
+// ran short (internal_error) or get_inputs()/Model did after Model had already run at this size
+// (`reference_ran`): the problem fits the device alone, so it is not the problem's fault.
+// Otherwise nobody's but as it stands.
 enum class OomBlame { as_it_stands, candidate, others, judge };
-OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran);
+OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<DeviceHolders>& holders, bool reference_ran,
+                   const std::optional<HoardEvidence>& hoard = std::nullopt);
 
 // The candidate's outputs of one call, as the judge read them after the call's end.
 struct CallOutputs {
@@ -206,6 +229,11 @@ class Judgement {
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   // `any_failure`: whatever the error says (a library under memory pressure may not say so).
   std::optional<Ending> starvation_ending(const std::string& what, bool any_failure = false);
+  // For an out-of-memory whose failed allocation `error` names (the observer's figures) and left
+  // the device short: asks the sandbox to give its allocator's cache back, then reads what it
+  // still holds. nullopt when there is nothing to weigh (no figures, no reference peak yet, no
+  // driver figures).
+  std::optional<HoardEvidence> hoard_evidence(const std::string& error);
   // settle()'s last word: a problem_error or internal_error that is such an out-of-memory
   // becomes the candidate's; one while others crowd the device, or the problem's after its
   // Model already ran at this size here, is kbv's (internal_error: evaluate again with room).
@@ -392,6 +420,9 @@ class Judgement {
   // honest call returns. Outputs claiming more (an expanded or overlapping view of a few bytes
   // whose copy would be any size) are refused before the judge copies them.
   std::int64_t reference_output_bytes_ = 0;
+  // The most one fp32 call of the reference needed beyond its inputs (its outputs and temporaries,
+  // by the allocator's peak): what an honest candidate may keep is weighed against it.
+  std::int64_t reference_forward_peak_ = 0;
   // The last timing's hops were busy while processes that are not this evaluation's had the
   // device: its samples are not evidence of anything the candidate did (check_speed_bound).
   bool timed_beside_others_ = false;

@@ -89,6 +89,19 @@ std::int64_t allocated_bytes(const at::Device& device) {
   return allocator_bytes(device).allocated;
 }
 
+std::int64_t allocation_rise(const at::Device& device, const std::function<void()>& fn) {
+  if (!device.is_cuda()) {
+    fn();
+    return 0;
+  }
+  const auto index = device.index();
+  // The allocator's statistics move when an allocation is asked for, on the host: no sync needed.
+  c10::cuda::CUDACachingAllocator::resetPeakStats(index);
+  const std::int64_t before = allocator_stat(c10::cuda::CUDACachingAllocator::getDeviceStats(index), false, false);
+  fn();
+  return std::max<std::int64_t>(0, allocator_stat(c10::cuda::CUDACachingAllocator::getDeviceStats(index), true, false) - before);
+}
+
 void free_cached_memory(const at::Device& device) {
   if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
 }
@@ -116,9 +129,9 @@ void watch_out_of_memory(const at::Device& device) {
     // The allocator gives observers only to the devices it has set up: set them up first.
     at::globalContext().lazyInitDevice(at::kCUDA);
     // The allocator calls its observers with its lock released: reading its statistics is safe.
-    c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t) {
+    c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t device_free) {
       const OutOfMemoryMoment moment{allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))),
-                                     static_cast<std::int64_t>(asked)};
+                                     static_cast<std::int64_t>(asked), static_cast<std::int64_t>(device_free)};
       std::lock_guard<std::mutex> lock(g_oom_mutex);
       g_last_oom = moment;
     });

@@ -31,6 +31,10 @@ struct AllocatorBytes {
 };
 AllocatorBytes allocator_bytes(const at::Device& device);
 
+// The most the allocator held above its level before `fn` while `fn` ran (CUDA; 0 elsewhere):
+// what one call of a model needs beyond its inputs, its outputs included.
+std::int64_t allocation_rise(const at::Device& device, const std::function<void()>& fn);
+
 // Gives the caching allocator's free blocks back to the driver (CUDA; a no-op elsewhere).
 void free_cached_memory(const at::Device& device);
 
@@ -43,7 +47,8 @@ void free_cached_memory_over(const at::Device& device, std::int64_t bytes);
 // catch, the failing step's tensors have been freed and the allocator's figures say nothing of it.
 struct OutOfMemoryMoment {
   AllocatorBytes held;
-  std::int64_t asked = 0;  // the allocation that failed
+  std::int64_t asked = 0;        // the allocation that failed
+  std::int64_t device_free = 0;  // the device's free memory then, after the allocator gave back its cache
 };
 // Starts recording them (CUDA; once per process, later calls do nothing).
 void watch_out_of_memory(const at::Device& device);

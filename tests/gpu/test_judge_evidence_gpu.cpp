@@ -70,8 +70,8 @@ TEST(GpuJudgeEvidence, HonestCudaCandidatesKeepTheirFiguresAndNoNewFlag) {
 // internal_error "CUDA out of memory" (bench/RESULTS.md, session 27). Here the problem sizes its
 // tensors to a twelfth of the device, so the test fails on any device when the judge's working
 // set grows back past what it holds now.
-TEST(GpuJudgeEvidence, AnHonestKernelOnAProblemSizedToTheDeviceIsCorrectNotOutOfMemory) {
-  testing::FreshTempDir dir("kbv-large-problem");
+// A ReLU problem whose input and output are each 1/`divisor` of the device's memory.
+std::filesystem::path write_device_sized_relu(const testing::FreshTempDir& dir, int divisor) {
   const auto problem = dir.path / "large_relu.py";
   std::ofstream(problem) << R"(import torch
 import torch.nn as nn
@@ -82,8 +82,8 @@ class Model(nn.Module):
         return torch.relu(x)
 
 
-# A twelfth of the device's memory for each of the input and the output.
-n = torch.cuda.get_device_properties(0).total_memory // 12 // 4
+n = torch.cuda.get_device_properties(0).total_memory // )"
+                         << divisor << R"( // 4
 
 
 def get_inputs():
@@ -93,6 +93,12 @@ def get_inputs():
 def get_init_inputs():
     return []
 )";
+  return problem;
+}
+
+TEST(GpuJudgeEvidence, AnHonestKernelOnAProblemSizedToTheDeviceIsCorrectNotOutOfMemory) {
+  testing::FreshTempDir dir("kbv-large-problem");
+  const auto problem = write_device_sized_relu(dir, 12);
   const auto candidate = dir.path / "relu_torch.py";
   std::ofstream(candidate) << R"(import torch
 import torch.nn as nn
@@ -109,6 +115,24 @@ class ModelNew(nn.Module):
                                    "cuda:0");
     EXPECT_EQ(r.outcome(), "correct") << r.context();
   }
+}
+
+// The share rule lets a candidate hold as much as the judge does; on a problem whose tensors are
+// a sixth of the device that is enough to make the judge's copy of the outputs fail. Once asked to
+// give its allocator's cache back, the hoard is still there, above an honest candidate's keep:
+// the candidate's outcome, never kbv's internal_error.
+TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutcome) {
+  testing::FreshTempDir dir("kbv-hoard-problem");
+  const auto problem = write_device_sized_relu(dir, 6);
+  auto r = testing::run_kbv_eval({problem.string(), kAttacks + "hoard_under_share.py", "--protocol", "standard", "--time-budget", "1",
+                                  "--run-timeout", "300"},
+                                 "cuda:0");
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  EXPECT_NE(r.outcome(), "internal_error") << r.context();
+  EXPECT_NE(r.outcome(), "problem_error") << r.context();
+  EXPECT_NE(r.outcome(), "correct") << r.context();
+  if (r.outcome() == "runtime_error") EXPECT_TRUE(all_flags(r).count("judge_starved")) << r.context();
+  else EXPECT_EQ(r.outcome(), "incorrect") << r.context();
 }
 
 TEST(GpuJudgeEvidence, HalfPrecisionReluIsCaughtByStrictOnTheGpu) {

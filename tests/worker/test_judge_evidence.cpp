@@ -80,5 +80,45 @@ TEST(OomBlame, AHoardingSandboxIsBlamedFirstAndACrowdedDeviceBeforeTheJudge) {
   EXPECT_EQ(oom_blame(Outcome::incorrect, true, hoarder, true), OomBlame::as_it_stands);
 }
 
+TEST(OomBlame, AnHonestCandidatesKeepIsTwiceTheReferencesWeightsAndForwardPeakAndAProcesssOverhead) {
+  EXPECT_EQ(hoard_allowance(0, 0), MemoryUse::kProcessOverheadBytes);
+  EXPECT_EQ(hoard_allowance(1 * kGiB, 3 * kGiB), MemoryUse::kProcessOverheadBytes + 8 * kGiB);
+  EXPECT_EQ(hoard_allowance(-5, 3 * kGiB), MemoryUse::kProcessOverheadBytes + 6 * kGiB);
+}
+
+// hoard_under_share.py on a problem whose tensors are a sixth of an 80 GB device: it holds less
+// than the judge, so the share rule lets it be, and the judge's copy of its outputs fails.
+TEST(OomBlame, AHoardBelowTheShareIsTheCandidatesWhenItsExcessWouldHaveCoveredTheJudgesShortfall) {
+  const std::int64_t tensor = 13 * kGiB;
+  const DeviceHolders under_share{25 * kGiB, 30 * kGiB, 79 * kGiB, 0};
+  ASSERT_FALSE(sandbox_over_share(under_share));
+  const std::int64_t allowance = hoard_allowance(0, tensor);  // 26 GiB and the overhead
+  // Its allocator's cache given back, it still holds 39 GiB of live tensors; the judge needed 5 GiB
+  // more than the device had free: without the 13 GiB above the allowance it would have fit.
+  const HoardEvidence hoard{39 * kGiB, allowance, 5 * kGiB};
+  EXPECT_TRUE(hoard_starved_judge(hoard));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, hoard), OomBlame::candidate);
+  EXPECT_EQ(oom_blame(Outcome::problem_error, true, under_share, true, hoard), OomBlame::candidate);
+  // Without the hoard's evidence the judge's shortfall is kbv's, as before.
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true), OomBlame::judge);
+  // A shortfall larger than the excess would not have fit anyway: kbv's.
+  EXPECT_FALSE(hoard_starved_judge({39 * kGiB, allowance, 14 * kGiB}));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{39 * kGiB, allowance, 14 * kGiB}), OomBlame::judge);
+  // An honest candidate keeps its outputs and weights: within the allowance, whatever it cached.
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{tensor + kGiB, allowance, 1}), OomBlame::judge);
+  // An allocation that failed with the memory free (fragmentation) is no shortfall anyone caused.
+  EXPECT_FALSE(hoard_starved_judge({39 * kGiB, allowance, 0}));
+  // The candidate's own out-of-memory stays its own runtime_error.
+  EXPECT_EQ(oom_blame(Outcome::runtime_error, true, under_share, true, hoard), OomBlame::as_it_stands);
+  // Other processes crowding the device come after the hoard: had the candidate kept only its
+  // allowance, the judge would have fit beside them (an H200 shared with another job).
+  const DeviceHolders crowded{25 * kGiB, 30 * kGiB, 141 * kGiB, 40 * kGiB};
+  ASSERT_FALSE(sandbox_over_share(crowded));
+  ASSERT_TRUE(others_crowd_device(crowded));
+  const std::int64_t small_allowance = hoard_allowance(0, 5 * kGiB);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowded, true, HoardEvidence{25 * kGiB, small_allowance, 5 * kGiB}), OomBlame::candidate);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowded, true, HoardEvidence{11 * kGiB, small_allowance, 5 * kGiB}), OomBlame::others);
+}
+
 }  // namespace
 }  // namespace kbv::judge

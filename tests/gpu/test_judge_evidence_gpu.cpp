@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 
 #include "fresh_temp_dir.hpp"
 #include "gpu_eval.hpp"
@@ -128,6 +129,7 @@ TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutc
                                   "--run-timeout", "300"},
                                  "cuda:0");
   ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  std::cout << "hoard_under_share: " << r.outcome() << ": " << r.verdict.value("reason", std::string()).substr(0, 1500) << "\n";
   EXPECT_NE(r.outcome(), "internal_error") << r.context();
   EXPECT_NE(r.outcome(), "problem_error") << r.context();
   EXPECT_NE(r.outcome(), "correct") << r.context();

@@ -75,9 +75,28 @@ TEST(JudgeMemoryGpu, AnOutOfMemoryIsReadAtTheFailureNotAfterItsTensorsAreFreed) 
   ASSERT_TRUE(moment.has_value());
   EXPECT_GE(moment->asked, static_cast<std::int64_t>(total));
   EXPECT_GE(moment->held.allocated, 3 * kGiB);  // `kept` and the failing step's own tensor
+  // The device's free memory then: less than asked, and without `kept` and the step's tensor.
+  EXPECT_LT(moment->device_free, moment->asked);
+  EXPECT_LE(moment->device_free, static_cast<std::int64_t>(free_bytes) - 2 * kGiB + (std::int64_t{256} << 20));
   EXPECT_LT(torch_host::allocator_bytes(cuda0()).allocated, 2 * kGiB);  // the step's tensor is freed by now
   torch_host::forget_out_of_memory();
   EXPECT_FALSE(torch_host::last_out_of_memory().has_value());
+}
+
+// What an honest candidate may keep is weighed against the reference's forward peak, read as the
+// allocator's rise above its level before the call: temporaries freed inside count, what was
+// there before does not.
+TEST(JudgeMemoryGpu, AnAllocationRiseCountsTheCallsTemporariesAndNotWhatWasThereBefore) {
+  const auto options = at::TensorOptions().device(cuda0()).dtype(at::kByte);
+  at::Tensor before = at::empty({kGiB}, options);
+  at::Tensor kept;
+  const std::int64_t rise = torch_host::allocation_rise(cuda0(), [&] {
+    at::Tensor temporary = at::empty({2 * kGiB}, options);
+    kept = at::empty({kGiB / 2}, options);
+  });
+  EXPECT_GE(rise, 2 * kGiB + kGiB / 2);
+  EXPECT_LT(rise, 3 * kGiB);
+  EXPECT_EQ(torch_host::allocation_rise(cuda0(), [] {}), 0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "isolation/cgroup.hpp"
 
@@ -110,6 +111,18 @@ bool process_running(pid_t pid) {
   }
   ::closedir(dir);
   return running;
+}
+
+pid_t parent_process(pid_t pid) {
+  if (pid <= 0) return 0;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = stat.rfind(')');  // after the command name: " <state> <ppid> ..."
+  if (paren == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(paren + 1));
+  std::string state;
+  long ppid = 0;
+  return rest >> state >> ppid ? static_cast<pid_t>(ppid) : 0;
 }
 
 bool can_freeze(const Launched& launched) {

@@ -45,6 +45,8 @@ std::vector<pid_t> sandbox_processes(const Launched& launched);
 // its own dead child off as another tenant of the device. True for a pid that exists but whose
 // /proc entry cannot be read (a tenant as far as anyone can tell).
 bool process_running(pid_t pid);
+// The parent of `pid` as /proc shows it (a zombie's too, until it is reaped); 0 when unknown.
+pid_t parent_process(pid_t pid);
 // Whether SandboxFreeze can stop this sandbox at all (a cgroup, or a PID namespace of its own).
 bool can_freeze(const Launched& launched);
 

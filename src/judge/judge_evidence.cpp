@@ -43,11 +43,12 @@ bool is_out_of_memory(const std::string& text) {
 
 bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
 
-std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak) {
-  return MemoryUse::kProcessOverheadBytes + 2 * (std::max<std::int64_t>(0, reference_resident) + std::max<std::int64_t>(0, reference_forward_peak));
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak, std::int64_t input_bytes) {
+  auto bytes = [](std::int64_t b) { return std::max<std::int64_t>(0, b); };
+  return kHonestProcessBytes + 2 * (bytes(reference_resident) + bytes(reference_forward_peak)) + bytes(input_bytes);
 }
 
-bool hoard_starved_judge(const HoardEvidence& e) { return e.shortfall > 0 && e.live - e.allowance >= e.shortfall; }
+bool hoard_starved_judge(const HoardEvidence& e) { return e.held - e.allowance >= std::max(e.shortfall, kHoardFloorBytes); }
 
 bool others_crowd_device(const DeviceHolders& h) { return h.others > std::max(h.sandbox, h.total / 8); }
 
@@ -85,27 +86,36 @@ std::optional<DeviceHolders> Judgement::device_holders() {
 
 DeviceHolders Judgement::holders_in(const std::map<pid_t, std::int64_t>& used, std::set<pid_t>* others) const {
   std::set<pid_t> ours{::getpid()};
-  auto sum = [&](const RunnerClient& r) {
+  auto sum = [&](const RunnerClient& r, std::set<pid_t>* pids) {
     std::int64_t bytes = 0;
     for (pid_t p : isolation::sandbox_processes(r.launched())) {
       ours.insert(p);
+      if (pids) pids->insert(p);
       if (auto it = used.find(p); it != used.end()) bytes += it->second;
     }
     return bytes;
   };
   DeviceHolders h;
-  // The twin is a bare torch process with a CUDA context: what the sandbox holds above it is the
-  // candidate's.
-  h.sandbox = std::max<std::int64_t>(0, sum(*sandbox_) - sum(*twin_));
-  if (auto it = used.find(::getpid()); it != used.end()) h.judge = it->second;
+  std::set<pid_t> sandbox_pids;
+  const std::int64_t twin = sum(*twin_, nullptr);
+  std::int64_t sandbox = sum(*sandbox_, &sandbox_pids);
   // Only a process that runs is someone else's: a pid the driver still lists after it ended is
   // nobody's, and a zombie (a child the sandbox never reaps is out of its cgroup's list while a
-  // live process keeps its context) is the sandbox's own trick (isolation::process_running).
-  for (const auto& [pid, bytes] : used)
-    if (!ours.count(pid) && isolation::process_running(pid)) {
+  // live process keeps its context) is the sandbox's own trick (isolation::process_running). The
+  // memory such a child's context still holds is the sandbox's (examples/attacks/hoard_in_zombie.py).
+  for (const auto& [pid, bytes] : used) {
+    if (ours.count(pid)) continue;
+    if (isolation::process_running(pid)) {
       h.others += bytes;
       if (others) others->insert(pid);
+    } else if (sandbox_pids.count(isolation::parent_process(pid))) {
+      sandbox += bytes;
     }
+  }
+  // The twin is a bare torch process with a CUDA context: what the sandbox holds above it is the
+  // candidate's.
+  h.sandbox = std::max<std::int64_t>(0, sandbox - twin);
+  if (auto it = used.find(::getpid()); it != used.end()) h.judge = it->second;
   return h;
 }
 
@@ -119,16 +129,6 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what, bool
                                first_line(what, 300);
   flag(FlagName::judge_starved, evidence);
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
-}
-
-std::string allocator_size_text(std::int64_t bytes) {
-  char text[64];
-  const double b = static_cast<double>(bytes);
-  if (bytes <= 1024) std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
-  else if (bytes <= (std::int64_t{1} << 20)) std::snprintf(text, sizeof text, "%.2f KiB", b / 1024.0);
-  else if (bytes <= (std::int64_t{1} << 30)) std::snprintf(text, sizeof text, "%.2f MiB", b / 1048576.0);
-  else std::snprintf(text, sizeof text, "%.2f GiB", b / 1073741824.0);
-  return text;
 }
 
 std::string Judgement::judge_memory_note(const std::string& error) const {
@@ -146,7 +146,7 @@ std::string Judgement::judge_memory_note(const std::string& error) const {
   // freed and show as free cache), when it is the failure `error` reports: not an earlier one
   // caught and recovered from (torch.compile's autotuning), nor a cudaMalloc outside the allocator.
   const auto at_failure = torch_host::last_out_of_memory();
-  if (at_failure && error.find("Tried to allocate " + allocator_size_text(at_failure->asked)) != std::string::npos)
+  if (at_failure && error.find("Tried to allocate " + torch_host::allocator_size_text(at_failure->asked)) != std::string::npos)
     note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +
            " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) + "; now ";
   return note + "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
@@ -159,59 +159,89 @@ OomBlame oom_blame(Outcome outcome, bool out_of_memory, const std::optional<Devi
   if (outcome != Outcome::problem_error && outcome != Outcome::internal_error && outcome != Outcome::runtime_error)
     return OomBlame::as_it_stands;
   if (outcome != Outcome::runtime_error && holders && sandbox_over_share(*holders)) return OomBlame::candidate;
-  if (outcome != Outcome::runtime_error && hoard && hoard_starved_judge(*hoard)) return OomBlame::candidate;
+  // Beside others who crowd the device, a hoard is the cause only when it is the larger.
+  if (outcome != Outcome::runtime_error && hoard && hoard_starved_judge(*hoard) &&
+      (!holders || !others_crowd_device(*holders) || hoard->held - hoard->allowance >= holders->others))
+    return OomBlame::candidate;
   if (holders && others_crowd_device(*holders)) return OomBlame::others;
   if (outcome == Outcome::internal_error || (outcome == Outcome::problem_error && reference_ran)) return OomBlame::judge;
   return OomBlame::as_it_stands;
 }
 
-std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error) {
-  if (!sandbox_ || verdict_.outcome == Outcome::runtime_error) return std::nullopt;
+void Judgement::note_holders_at_failure() noexcept {
+  try {
+    const auto failure = torch_host::last_out_of_memory();
+    if (!failure) return;
+    if (auto h = device_holders()) holders_at_failure_ = std::make_pair(failure->asked, *h);
+  } catch (...) {
+    // No reading: the blame falls back on the holders as they are when the evaluation ends.
+  }
+}
+
+namespace {
+
+// The recorded failure is the one `error` reports: its size as torch writes it.
+bool names_failure(const std::string& error, const std::optional<torch_host::OutOfMemoryMoment>& failure) {
+  return failure && error.find("Tried to allocate " + torch_host::allocator_size_text(failure->asked)) != std::string::npos;
+}
+
+}  // namespace
+
+std::optional<DeviceHolders> Judgement::holders_for(const std::string& error, bool* at_failure) {
   const auto failure = torch_host::last_out_of_memory();
-  if (!failure || failure->device_free >= failure->asked || error.find("Tried to allocate " + allocator_size_text(failure->asked)) == std::string::npos)
-    return std::nullopt;
+  const bool named = names_failure(error, failure) && holders_at_failure_ && holders_at_failure_->first == failure->asked;
+  if (at_failure) *at_failure = named;
+  if (named) return holders_at_failure_->second;
+  return device_holders();
+}
+
+std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error, const DeviceHolders& holders, bool at_failure) {
+  if (!sandbox_) return std::nullopt;
   const std::int64_t peak = std::max(reference_forward_peak_, reference_output_bytes_);
   if (peak <= 0) return std::nullopt;  // nothing to weigh the sandbox's holding against yet
+  std::int64_t resident = reference_resident_;
   try {
-    // An honest candidate's cached blocks go back to the device; a hoard kept in live tensors (or
-    // by a process that does not answer) stays.
-    sandbox_->request({{"type", "release"}}, {}, "released", std::min(run_deadline_, Clock::now() + kReleaseTimeout));
-  } catch (const RunnerError&) {
-  }
-  const std::optional<DeviceHolders> h = device_holders();
-  if (!h) return std::nullopt;
-  std::int64_t resident = 0;
-  try {
-    resident = held_tensor_bytes({reference_, problem_}, device_).bytes;
+    if (reference_ && !reference_.is_none()) resident = std::max(resident, held_tensor_bytes({reference_, problem_}, device_).bytes);
   } catch (const std::exception&) {
   }
-  return HoardEvidence{h->sandbox, hoard_allowance(resident, peak), failure->asked - failure->device_free};
+  HoardEvidence e;
+  e.held = holders.sandbox;
+  e.allowance = hoard_allowance(resident, peak, reference_input_bytes_);
+  // The shortfall is known only for the failure the hook read; otherwise (a library's own
+  // allocation, a kernel module's load) the floor alone is the bar.
+  const auto failure = torch_host::last_out_of_memory();
+  if (at_failure && names_failure(error, failure)) e.shortfall = std::max<std::int64_t>(0, failure->asked - failure->device_free);
+  return e;
 }
 
 void Judgement::blame_starvation() {
   try {
     if (!is_out_of_memory(verdict_.reason)) return;
-    const std::optional<DeviceHolders> h = device_holders();
+    bool at_failure = false;
+    const std::optional<DeviceHolders> h = holders_for(verdict_.reason, &at_failure);
     std::optional<HoardEvidence> hoard;
-    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(verdict_.reason);
+    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(verdict_.reason, *h, at_failure);
+    const std::string when = at_failure ? "when the judge's allocation failed" : "when the judge's step had failed";
     switch (oom_blame(verdict_.outcome, true, h, reference_ran_, hoard)) {
       case OomBlame::as_it_stands:
         return;
-      case OomBlame::candidate:
-        if (auto end = starvation_ending(verdict_.reason)) {
-          verdict_.outcome = end->outcome;
-          verdict_.reason = end->reason;
-        } else if (hoard) {
-          const std::string evidence =
-              "the candidate's processes still held " + gib(hoard->live) + " once asked to give their allocator's cache back, " +
-              gib(hoard->live - hoard->allowance) + " more than an honest candidate keeps (" + gib(hoard->allowance) +
-              ": twice the reference's weights and its forward's peak); without it the judge's failed allocation, " +
-              gib(hoard->shortfall) + " more than the device had free, would have fit: " + first_line(verdict_.reason, 300);
-          flag(FlagName::judge_starved, evidence);
-          verdict_.outcome = Outcome::runtime_error;
-          verdict_.reason = "judge_starved: " + evidence;
-        }
+      case OomBlame::candidate: {
+        std::string evidence;
+        if (sandbox_over_share(*h))
+          evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) + " (the judge " +
+                     gib(h->judge) + ") " + when + ": " + first_line(verdict_.reason, 300);
+        else
+          evidence = "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
+                     " more than an honest candidate holds here (" + gib(hoard->allowance) +
+                     ": twice the reference's weights and forward peak, its inputs once, and 0.50 GiB); with no more than that, the "
+                     "judge's allocation would have fit" +
+                     (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " +
+                     first_line(verdict_.reason, 300);
+        flag(FlagName::judge_starved, evidence);
+        verdict_.outcome = Outcome::runtime_error;
+        verdict_.reason = "judge_starved: " + evidence;
         return;
+      }
       case OomBlame::others:
         // Nobody in this evaluation is to blame, and the verdict is to be taken again on a device
         // that has room (internal_error is what kbv run evaluates again).

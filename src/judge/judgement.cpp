@@ -68,6 +68,7 @@ Judgement::Judgement(const WorkerJob& job, ReportChannel& channel, JudgeLife& li
 }
 
 Judgement::~Judgement() {
+  torch_host::set_out_of_memory_hook(nullptr);
   // A judge that serves another candidate next: the calls' stream goes (after its work), and the
   // judge's current stream is the default again, as a fresh judge's.
   if (stream_) {
@@ -509,6 +510,7 @@ bool Judgement::shared_stages() {
     memory_method_ = torch_host::memory_tracking_start(device_);
     torch_host::watch_out_of_memory(device_);
     torch_host::forget_out_of_memory();  // an earlier evaluation's, in a judge kept warm
+    torch_host::set_out_of_memory_hook([this] { note_holders_at_failure(); });
   }
   profile::timed("shared.load_problem", [&] { load_problem(); });
   if (audit) {

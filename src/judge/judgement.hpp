@@ -79,10 +79,6 @@ constexpr std::int64_t kFreeCacheOverBytes = std::int64_t{1} << 30;
 // OutOfMemoryError, CUDA's "out of memory", cuBLAS/cuDNN's ALLOC_FAILED.
 bool is_out_of_memory(const std::string& text);
 
-// A size as torch's caching allocator writes it in its out-of-memory message ("Tried to allocate
-// 12.00 GiB"), to tell whether the failure its observer saw is the one in an error's text.
-std::string allocator_size_text(std::int64_t bytes);
-
 // The sandbox holds more than its share of the device: more than the judge holds itself (Model,
 // its weights, every input with a pristine copy and the references: all a candidate's computation
 // needs and more) and more than an eighth of the device. A judge's out-of-memory is then the
@@ -94,31 +90,36 @@ bool sandbox_over_share(const DeviceHolders& h);
 // candidate's nor the problem's (a candidate cannot start processes outside its sandbox).
 bool others_crowd_device(const DeviceHolders& h);
 
-// How long the sandbox has to give its allocator's cache back when weighing a hoard.
-constexpr std::chrono::seconds kReleaseTimeout{10};
-
-// A hoard below the share: what the sandbox still held once asked to give its allocator's cache
-// back (what an honest candidate keeps between calls is its weights, its workspaces and its last
-// outputs), against an allowance for all of that, and how much more free memory the judge's failed
-// allocation needed. A candidate may hold up to the judge's own memory and stay within its share,
-// and on a problem whose tensors are a tenth of the device that is enough to make the judge run
-// short: the verdict would be kbv's internal_error, which scores leave out.
+// A hoard below the share. A candidate may hold up to the judge's own memory and stay within its
+// share, and on a problem whose tensors are a tenth of the device that is enough to make the judge
+// run short: the verdict would be kbv's internal_error, which scores leave out. What the sandbox
+// held when the judge's allocation failed (read by the out-of-memory hook at that moment, before
+// anything could be given back or told) is weighed against what an honest candidate holds.
 struct HoardEvidence {
-  std::int64_t live = 0;       // the sandbox's device memory above its twin's, after the release
-  std::int64_t allowance = 0;  // what an honest candidate may keep (hoard_allowance)
-  std::int64_t shortfall = 0;  // the failed allocation less the device's free memory at the failure
+  std::int64_t held = 0;       // the sandbox's device memory above its twin's, at the failure
+  std::int64_t allowance = 0;  // what an honest candidate may hold (hoard_allowance)
+  std::int64_t shortfall = 0;  // the failed allocation less the device's free memory then; 0 unknown
 };
-// An honest candidate's keep: twice the reference's weights and buffers and twice its forward's
-// peak (its outputs and temporaries), and a process's own overhead (kernel code, library handles).
-std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak);
-// The sandbox's holding above its allowance would have covered the judge's shortfall: had the
-// candidate kept only what an honest one keeps, the judge's allocation would have fit.
+// What an honest candidate may hold between calls, cached blocks included: twice the reference's
+// weights and buffers and twice its forward's peak (outputs and temporaries: an unfused rewrite
+// keeps more of them), the inputs' bytes once (a CUDA graph's static copies, a padded copy), and
+// a process's libraries and workspaces beyond its twin's (kHonestProcessBytes).
+constexpr std::int64_t kHonestProcessBytes = std::int64_t{512} << 20;
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak, std::int64_t input_bytes);
+// Less excess than this is never a hoard: the judge that runs short by a few MiB beside an honest
+// candidate a little over its allowance is kbv's to fix.
+constexpr std::int64_t kHoardFloorBytes = std::int64_t{512} << 20;
+// The sandbox's holding above its allowance would have covered the judge's shortfall (and is at
+// least kHoardFloorBytes): had the candidate held only what an honest one holds, the judge's
+// allocation would have fit. Equivalently: the device had room for the judge's need beside an
+// honest candidate's allowance.
 bool hoard_starved_judge(const HoardEvidence& e);
 
 // Whose an out-of-memory that ended an evaluation is (blame_starvation applies it):
 // the candidate's, when its sandbox holds more than its share or a hoard that starved the judge
-// (judge_starved; never for the candidate's own runtime_error, which is its already); the
-// machine's, when other processes crowd the device; the judge's own working set, when kbv's code
+// (judge_starved; never for the candidate's own runtime_error, which is its already; beside other
+// processes that crowd the device, only a hoard larger than theirs); the machine's, when other
+// processes crowd the device; the judge's own working set, when kbv's code
 // ran short (internal_error) or get_inputs()/Model did after Model had already run at this size
 // (`reference_ran`): the problem fits the device alone, so it is not the problem's fault.
 // Otherwise nobody's but as it stands.
@@ -229,11 +230,14 @@ class Judgement {
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   // `any_failure`: whatever the error says (a library under memory pressure may not say so).
   std::optional<Ending> starvation_ending(const std::string& what, bool any_failure = false);
-  // For an out-of-memory whose failed allocation `error` names (the observer's figures) and left
-  // the device short: asks the sandbox to give its allocator's cache back, then reads what it
-  // still holds. nullopt when there is nothing to weigh (no figures, no reference peak yet, no
-  // driver figures).
-  std::optional<HoardEvidence> hoard_evidence(const std::string& error);
+  // The holders when the allocation `error` reports failed (the out-of-memory hook's reading),
+  // else as they are now; nullopt without driver figures. `at_failure`: which of the two.
+  std::optional<DeviceHolders> holders_for(const std::string& error, bool* at_failure = nullptr);
+  // What the sandbox held against an honest candidate's allowance, for an out-of-memory `error`
+  // reports (`holders`: holders_for's); nullopt before the reference ran (nothing to weigh it by).
+  std::optional<HoardEvidence> hoard_evidence(const std::string& error, const DeviceHolders& holders, bool at_failure);
+  // The out-of-memory hook: who held the device when one of the judge's allocations failed.
+  void note_holders_at_failure() noexcept;
   // settle()'s last word: a problem_error or internal_error that is such an out-of-memory
   // becomes the candidate's; one while others crowd the device, or the problem's after its
   // Model already ran at this size here, is kbv's (internal_error: evaluate again with room).
@@ -423,6 +427,10 @@ class Judgement {
   // The most one fp32 call of the reference needed beyond its inputs (its outputs and temporaries,
   // by the allocator's peak): what an honest candidate may keep is weighed against it.
   std::int64_t reference_forward_peak_ = 0;
+  std::int64_t reference_input_bytes_ = 0;  // the most the inputs of one reference call held
+  std::int64_t reference_resident_ = 0;     // the most the reference's weights and buffers held
+  // The holders when the judge's last allocation failed, and that allocation's size.
+  std::optional<std::pair<std::int64_t, DeviceHolders>> holders_at_failure_;
   // The last timing's hops were busy while processes that are not this evaluation's had the
   // device: its samples are not evidence of anything the candidate did (check_speed_bound).
   bool timed_beside_others_ = false;

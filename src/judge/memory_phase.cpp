@@ -31,6 +31,7 @@ void Judgement::measure_memory() {
     return torch_host::measure_forward_memory(device_, [&] { auto out = torch_host::call_forward(reference_, inputs); });
   });
   result.baseline.resident_bytes = held_tensor_bytes({reference_, problem_}, device_).bytes;
+  reference_resident_ = std::max(reference_resident_, result.baseline.resident_bytes);
   guarded(Outcome::internal_error, "memory: writing the inputs", [&] {
     write_inputs(0, inputs);
     torch_host::synchronize(device_);

@@ -90,7 +90,8 @@ nlohmann::json CandidateHost::construct(const ipc::Fields& message) {
     // The previous protocol's ModelNew goes first, cycles and cached blocks included: the next
     // protocol's memory figures (its resident bytes, the driver's per-process view) are its own.
     model_ = py::object();
-    release_cached_memory();
+    py::module_::import("gc").attr("collect")();
+    if (device_.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
   }
   if (construct_state_) torch_host::restore_backend_state(*construct_state_);
   else construct_state_ = torch_host::capture_backend_state();
@@ -107,15 +108,6 @@ nlohmann::json CandidateHost::construct(const ipc::Fields& message) {
   nlohmann::json state = nlohmann::json::array();
   for (const auto& [name, t] : torch_host::state_entries(model_)) state.push_back({{"name", name}, {"shape", t.sizes().vec()}});
   return {{"type", "constructed"}, {"state", state}};
-}
-
-void CandidateHost::release_cached_memory() {
-  try {
-    py::module_::import("gc").attr("collect")();
-  } catch (const py::error_already_set&) {
-    // A finalizer's error leaves the objects collected so far collected.
-  }
-  if (device_.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
 nlohmann::json CandidateHost::load_weights(const ipc::Fields& message, ipc::UniqueFd fd) {

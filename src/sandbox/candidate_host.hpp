@@ -30,8 +30,6 @@ class CandidateHost {
   nlohmann::json set_up(const ipc::Fields& hello);
   // ModelNew(*init_inputs) under the judge's seed: constructed / failed.
   nlohmann::json construct(const ipc::Fields& message);
-  // Collects unreachable Python objects and gives the allocator's cached blocks back to the device.
-  void release_cached_memory();
   nlohmann::json load_weights(const ipc::Fields& message, ipc::UniqueFd fd);
   nlohmann::json bind(const ipc::Fields& message, ipc::UniqueFd fd);
   // One forward() on a bound slot. Throws what the candidate throws.

@@ -267,13 +267,6 @@ int serve(const std::string& role, ipc::Channel& channel) {
         report["error"] = what_of(std::current_exception());
       }
       answer(report);
-    } else if (type == "release" && host) {
-      // Asked once the judge ran out of device memory: what an honest candidate keeps only as its
-      // allocator's cache goes back to the device, so that what its processes still hold is what
-      // it keeps alive (judge_evidence.cpp, hoard_evidence).
-      last_outputs.clear();
-      host->release_cached_memory();
-      answer({{"type", "released"}});
     } else {
       std::fprintf(stderr, "kbv-sandbox: unexpected message '%s'\n", type.substr(0, 40).c_str());
       return 5;

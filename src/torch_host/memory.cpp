@@ -1,6 +1,7 @@
 #include "torch_host/memory.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -120,6 +121,21 @@ void free_cached_memory_over(const at::Device& device, std::int64_t bytes) {
 namespace {
 std::mutex g_oom_mutex;
 std::optional<OutOfMemoryMoment> g_last_oom;
+std::mutex g_hook_mutex;
+std::function<void()> g_oom_hook;
+
+void keep_out_of_memory(const OutOfMemoryMoment& moment) {
+  {
+    std::lock_guard<std::mutex> lock(g_oom_mutex);
+    g_last_oom = moment;
+  }
+  std::function<void()> hook;
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    hook = g_oom_hook;
+  }
+  if (hook) hook();
+}
 }  // namespace
 
 void watch_out_of_memory(const at::Device& device) {
@@ -130,12 +146,22 @@ void watch_out_of_memory(const at::Device& device) {
     at::globalContext().lazyInitDevice(at::kCUDA);
     // The allocator calls its observers with its lock released: reading its statistics is safe.
     c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t device_free) {
-      const OutOfMemoryMoment moment{allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))),
-                                     static_cast<std::int64_t>(asked), static_cast<std::int64_t>(device_free)};
-      std::lock_guard<std::mutex> lock(g_oom_mutex);
-      g_last_oom = moment;
+      keep_out_of_memory({allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))), static_cast<std::int64_t>(asked),
+                          static_cast<std::int64_t>(device_free)});
     });
   });
+}
+
+void record_out_of_memory(const at::Device& device, std::int64_t asked) {
+  if (!device.is_cuda()) return;
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) cudaGetLastError();
+  keep_out_of_memory({allocator_bytes(device), asked, static_cast<std::int64_t>(free_bytes)});
+}
+
+void set_out_of_memory_hook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(g_hook_mutex);
+  g_oom_hook = std::move(hook);
 }
 
 std::optional<OutOfMemoryMoment> last_out_of_memory() {
@@ -146,6 +172,16 @@ std::optional<OutOfMemoryMoment> last_out_of_memory() {
 void forget_out_of_memory() {
   std::lock_guard<std::mutex> lock(g_oom_mutex);
   g_last_oom.reset();
+}
+
+std::string allocator_size_text(std::int64_t bytes) {
+  char text[64];
+  const double b = static_cast<double>(bytes);
+  if (bytes <= 1024) std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
+  else if (bytes <= (std::int64_t{1} << 20)) std::snprintf(text, sizeof text, "%.2f KiB", b / 1024.0);
+  else if (bytes <= (std::int64_t{1} << 30)) std::snprintf(text, sizeof text, "%.2f MiB", b / 1048576.0);
+  else std::snprintf(text, sizeof text, "%.2f GiB", b / 1073741824.0);
+  return text;
 }
 
 }  // namespace kbv::torch_host

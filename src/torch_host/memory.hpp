@@ -55,5 +55,15 @@ void watch_out_of_memory(const at::Device& device);
 std::optional<OutOfMemoryMoment> last_out_of_memory();
 // Forgets the last one (a judge kept warm starts each evaluation with none).
 void forget_out_of_memory();
+// Called at each recorded out-of-memory once its figures are kept, in the failing thread with the
+// allocator's lock released: the judge reads who held the device at that moment, before anyone
+// could give memory back. Empty: none. It must not throw.
+void set_out_of_memory_hook(std::function<void()> hook);
+// Records an out-of-memory of a device allocation made outside the caching allocator (the judge's
+// own cudaMalloc) as the observer records the allocator's, and calls the hook.
+void record_out_of_memory(const at::Device& device, std::int64_t asked);
+// A size as torch's caching allocator writes it in its out-of-memory message ("Tried to allocate
+// 12.00 GiB"), to tell whether the failure recorded is the one an error's text reports.
+std::string allocator_size_text(std::int64_t bytes);
 
 }  // namespace kbv::torch_host

@@ -8,10 +8,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include "cuda/driver_entry.hpp"
 #include "ipc/message_fields.hpp"
+#include "torch_host/memory.hpp"
 
 namespace kbv::torch_host {
 namespace {
@@ -166,7 +168,20 @@ SharedBlock SharedBlock::allocate(const std::vector<at::Tensor>& likes, const at
   if (device.is_cuda()) {
     // A dedicated allocation: exporting it exposes these bytes and nothing else of the judge.
     void* ptr = nullptr;
-    cuda_check(cudaMalloc(&ptr, static_cast<std::size_t>(b.bytes_)), "cudaMalloc of a shared block");
+    cudaError_t malloc_error = cudaMalloc(&ptr, static_cast<std::size_t>(b.bytes_));
+    if (malloc_error == cudaErrorMemoryAllocation) {
+      // Outside the caching allocator: its free cache is given back first, as it does itself
+      // before it fails, and a failure is recorded as its are (blame_starvation weighs it).
+      cudaGetLastError();
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      malloc_error = cudaMalloc(&ptr, static_cast<std::size_t>(b.bytes_));
+      if (malloc_error == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        record_out_of_memory(device, b.bytes_);
+        throw std::runtime_error("cudaMalloc of a shared block: CUDA out of memory. Tried to allocate " + allocator_size_text(b.bytes_));
+      }
+    }
+    cuda_check(malloc_error, "cudaMalloc of a shared block");
     cudaIpcMemHandle_t handle;
     if (cudaError_t e = cudaIpcGetMemHandle(&handle, ptr); e != cudaSuccess) {
       cudaFree(ptr);

@@ -119,22 +119,38 @@ class ModelNew(nn.Module):
 }
 
 // The share rule lets a candidate hold as much as the judge does; on a problem whose tensors are
-// a sixth of the device that is enough to make the judge's copy of the outputs fail. Once asked to
-// give its allocator's cache back, the hoard is still there, above an honest candidate's keep:
-// the candidate's outcome, never kbv's internal_error.
+// a sixth of the device that is enough to make the judge's copy of the outputs fail. The hoard is
+// read when the judge's allocation fails, wherever it lives (live tensors, the allocator's cache,
+// a huge tensor behind a small output): the candidate's outcome, never kbv's internal_error.
 TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutcome) {
   testing::FreshTempDir dir("kbv-hoard-problem");
   const auto problem = write_device_sized_relu(dir, 6);
-  auto r = testing::run_kbv_eval({problem.string(), kAttacks + "hoard_under_share.py", "--protocol", "standard", "--time-budget", "1",
-                                  "--run-timeout", "300"},
-                                 "cuda:0");
-  ASSERT_TRUE(r.verdict.is_object()) << r.context();
-  std::cout << "hoard_under_share: " << r.outcome() << ": " << r.verdict.value("reason", std::string()).substr(0, 1500) << "\n";
-  EXPECT_NE(r.outcome(), "internal_error") << r.context();
-  EXPECT_NE(r.outcome(), "problem_error") << r.context();
-  EXPECT_NE(r.outcome(), "correct") << r.context();
-  if (r.outcome() == "runtime_error") EXPECT_TRUE(all_flags(r).count("judge_starved")) << r.context();
-  else EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+  std::ifstream in(kAttacks + "hoard_under_share.py");
+  const std::string attack((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int starved = 0;
+  for (const std::string mode : {"live", "cache", "output"}) {
+    SCOPED_TRACE(mode);
+    const auto candidate = dir.path / ("hoard_" + mode + ".py");
+    std::string text = attack;
+    text.replace(text.find("MODE = \"live\""), std::string("MODE = \"live\"").size(), "MODE = \"" + mode + "\"");
+    std::ofstream(candidate) << text;
+    auto r = testing::run_kbv_eval({problem.string(), candidate.string(), "--protocol", "standard", "--time-budget", "1",
+                                    "--run-timeout", "300"},
+                                   "cuda:0");
+    ASSERT_TRUE(r.verdict.is_object()) << r.context();
+    std::cout << "hoard_under_share " << mode << ": " << r.outcome() << ": " << r.verdict.value("reason", std::string()).substr(0, 1500) << "\n";
+    EXPECT_NE(r.outcome(), "internal_error") << r.context();
+    EXPECT_NE(r.outcome(), "problem_error") << r.context();
+    EXPECT_NE(r.outcome(), "correct") << r.context();
+    if (r.outcome() == "runtime_error") {
+      EXPECT_TRUE(all_flags(r).count("judge_starved")) << r.context();
+      ++starved;
+    } else {
+      EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+    }
+  }
+  // Otherwise the problem no longer sizes the judge's need to the device, and the test shows nothing.
+  EXPECT_GT(starved, 0) << "no variant made the judge run short";
 }
 
 TEST(GpuJudgeEvidence, HalfPrecisionReluIsCaughtByStrictOnTheGpu) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "judge/judgement.hpp"
+#include "torch_host/memory.hpp"
 
 namespace kbv::judge {
 namespace {
@@ -43,13 +44,13 @@ TEST(DeviceCrowded, OnlyOtherProcessesHoldingMoreThanTheCandidateMakeAnOutOfMemo
 // The note gives the allocator's figures at the failure only for the failure the reason names:
 // the sizes are written as torch's caching allocator writes them in its message.
 TEST(OomBlame, AllocatorSizesAreWrittenAsTorchsMessageWritesThem) {
-  EXPECT_EQ(allocator_size_text(512), "512 bytes");
-  EXPECT_EQ(allocator_size_text(1024), "1024 bytes");
-  EXPECT_EQ(allocator_size_text(3 * 1024), "3.00 KiB");
-  EXPECT_EQ(allocator_size_text(std::int64_t{20} << 20), "20.00 MiB");
-  EXPECT_EQ(allocator_size_text(std::int64_t{1} << 30), "1024.00 MiB");
-  EXPECT_EQ(allocator_size_text(std::int64_t{12} << 30), "12.00 GiB");
-  EXPECT_EQ(allocator_size_text(7088373760), "6.60 GiB");  // session 29's "Tried to allocate 6.60 GiB"
+  EXPECT_EQ(torch_host::allocator_size_text(512), "512 bytes");
+  EXPECT_EQ(torch_host::allocator_size_text(1024), "1024 bytes");
+  EXPECT_EQ(torch_host::allocator_size_text(3 * 1024), "3.00 KiB");
+  EXPECT_EQ(torch_host::allocator_size_text(std::int64_t{20} << 20), "20.00 MiB");
+  EXPECT_EQ(torch_host::allocator_size_text(std::int64_t{1} << 30), "1024.00 MiB");
+  EXPECT_EQ(torch_host::allocator_size_text(std::int64_t{12} << 30), "12.00 GiB");
+  EXPECT_EQ(torch_host::allocator_size_text(7088373760), "6.60 GiB");  // session 29's "Tried to allocate 6.60 GiB"
 }
 
 TEST(OomBlame, TheJudgesOwnShortfallIsKbvsNeverTheProblemsOnceModelRanAtItsSize) {
@@ -80,44 +81,59 @@ TEST(OomBlame, AHoardingSandboxIsBlamedFirstAndACrowdedDeviceBeforeTheJudge) {
   EXPECT_EQ(oom_blame(Outcome::incorrect, true, hoarder, true), OomBlame::as_it_stands);
 }
 
-TEST(OomBlame, AnHonestCandidatesKeepIsTwiceTheReferencesWeightsAndForwardPeakAndAProcesssOverhead) {
-  EXPECT_EQ(hoard_allowance(0, 0), MemoryUse::kProcessOverheadBytes);
-  EXPECT_EQ(hoard_allowance(1 * kGiB, 3 * kGiB), MemoryUse::kProcessOverheadBytes + 8 * kGiB);
-  EXPECT_EQ(hoard_allowance(-5, 3 * kGiB), MemoryUse::kProcessOverheadBytes + 6 * kGiB);
+TEST(OomBlame, AnHonestCandidatesAllowanceIsTwiceTheReferencesWeightsAndPeakItsInputsOnceAndAProcesssOwn) {
+  EXPECT_EQ(hoard_allowance(0, 0, 0), kHonestProcessBytes);
+  EXPECT_EQ(hoard_allowance(1 * kGiB, 3 * kGiB, 2 * kGiB), kHonestProcessBytes + 10 * kGiB);
+  EXPECT_EQ(hoard_allowance(-5, 3 * kGiB, -1), kHonestProcessBytes + 6 * kGiB);
 }
 
-// hoard_under_share.py on a problem whose tensors are a sixth of an 80 GB device: it holds less
-// than the judge, so the share rule lets it be, and the judge's copy of its outputs fails.
+// hoard_under_share.py on a problem whose tensors are a sixth of an 80 GB device (13 GiB): it
+// holds less than the judge, so the share rule lets it be, and the judge's copy of its outputs fails.
 TEST(OomBlame, AHoardBelowTheShareIsTheCandidatesWhenItsExcessWouldHaveCoveredTheJudgesShortfall) {
   const std::int64_t tensor = 13 * kGiB;
-  const DeviceHolders under_share{25 * kGiB, 30 * kGiB, 79 * kGiB, 0};
+  const DeviceHolders under_share{38 * kGiB, 40 * kGiB, 79 * kGiB, 0};
   ASSERT_FALSE(sandbox_over_share(under_share));
-  const std::int64_t allowance = hoard_allowance(0, tensor);  // 26 GiB and the overhead
-  // Its allocator's cache given back, it still holds 39 GiB of live tensors; the judge needed 5 GiB
-  // more than the device had free: without the 13 GiB above the allowance it would have fit.
-  const HoardEvidence hoard{39 * kGiB, allowance, 5 * kGiB};
+  const std::int64_t allowance = hoard_allowance(0, tensor, tensor);  // 39 GiB and a process's own
+  // At the failure it held 52 GiB; the judge lacked 5 GiB: without the 12.5 GiB above the
+  // allowance it would have fit.
+  const HoardEvidence hoard{52 * kGiB, allowance, 5 * kGiB};
   EXPECT_TRUE(hoard_starved_judge(hoard));
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, hoard), OomBlame::candidate);
   EXPECT_EQ(oom_blame(Outcome::problem_error, true, under_share, true, hoard), OomBlame::candidate);
   // Without the hoard's evidence the judge's shortfall is kbv's, as before.
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true), OomBlame::judge);
-  // A shortfall larger than the excess would not have fit anyway: kbv's.
-  EXPECT_FALSE(hoard_starved_judge({39 * kGiB, allowance, 14 * kGiB}));
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{39 * kGiB, allowance, 14 * kGiB}), OomBlame::judge);
-  // An honest candidate keeps its outputs and weights: within the allowance, whatever it cached.
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{tensor + kGiB, allowance, 1}), OomBlame::judge);
-  // An allocation that failed with the memory free (fragmentation) is no shortfall anyone caused.
-  EXPECT_FALSE(hoard_starved_judge({39 * kGiB, allowance, 0}));
+  // A shortfall larger than the excess would not have fit beside an honest candidate either: kbv's.
+  EXPECT_FALSE(hoard_starved_judge({52 * kGiB, allowance, 14 * kGiB}));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{52 * kGiB, allowance, 14 * kGiB}), OomBlame::judge);
+  // An honest candidate holds its outputs, its weights and its allocator's cache: within the
+  // allowance, whatever the judge lacked.
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{3 * tensor, allowance, 1}), OomBlame::judge);
   // The candidate's own out-of-memory stays its own runtime_error.
   EXPECT_EQ(oom_blame(Outcome::runtime_error, true, under_share, true, hoard), OomBlame::as_it_stands);
-  // Other processes crowding the device come after the hoard: had the candidate kept only its
-  // allowance, the judge would have fit beside them (an H200 shared with another job).
-  const DeviceHolders crowded{25 * kGiB, 30 * kGiB, 141 * kGiB, 40 * kGiB};
-  ASSERT_FALSE(sandbox_over_share(crowded));
-  ASSERT_TRUE(others_crowd_device(crowded));
-  const std::int64_t small_allowance = hoard_allowance(0, 5 * kGiB);
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowded, true, HoardEvidence{25 * kGiB, small_allowance, 5 * kGiB}), OomBlame::candidate);
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowded, true, HoardEvidence{11 * kGiB, small_allowance, 5 * kGiB}), OomBlame::others);
+}
+
+// A few hundred MiB over the allowance is no hoard, even where the judge lacked less than that
+// (an unknown shortfall, a library's own allocation, counts as none): the floor is the bar.
+TEST(OomBlame, AnExcessBelowTheFloorIsNoHoard) {
+  const std::int64_t allowance = hoard_allowance(0, kGiB, kGiB);
+  EXPECT_FALSE(hoard_starved_judge({allowance + (200 << 20), allowance, 50 << 20}));
+  EXPECT_FALSE(hoard_starved_judge({allowance + (200 << 20), allowance, 0}));
+  EXPECT_TRUE(hoard_starved_judge({allowance + kHoardFloorBytes, allowance, 0}));
+  EXPECT_TRUE(hoard_starved_judge({allowance + 2 * kGiB, allowance, kGiB}));
+}
+
+// Beside other processes that crowd the device, the hoard is the cause only when it is the larger
+// (an H200 shared with another job); otherwise kbv evaluates again on a device with room.
+TEST(OomBlame, BesideACrowdOnlyAHoardLargerThanTheCrowdIsTheCandidates) {
+  const DeviceHolders light_company{25 * kGiB, 30 * kGiB, 141 * kGiB, 10 * kGiB};
+  const DeviceHolders crowd_of_40{25 * kGiB, 30 * kGiB, 141 * kGiB, 40 * kGiB};
+  ASSERT_FALSE(sandbox_over_share(light_company));
+  ASSERT_FALSE(others_crowd_device(light_company));
+  ASSERT_TRUE(others_crowd_device(crowd_of_40));
+  const std::int64_t allowance = hoard_allowance(0, 5 * kGiB, 0);
+  const HoardEvidence hoard{25 * kGiB, allowance, 5 * kGiB};  // 14.5 GiB above its allowance
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, light_company, true, hoard), OomBlame::candidate);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowd_of_40, true, hoard), OomBlame::others);
 }
 
 }  // namespace

@@ -153,6 +153,23 @@ TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutc
   EXPECT_GT(starved, 0) << "no variant made the judge run short";
 }
 
+// The hoard held by the sandbox's unreaped child (a zombie whose context a holder keeps): the
+// driver lists the zombie's pid, which runs no more and is out of the sandbox's cgroup; its memory
+// is its parent's.
+TEST(GpuJudgeEvidence, AHoardHeldByAZombieChildIsTheSandboxs) {
+  testing::FreshTempDir dir("kbv-zombie-hoard");
+  const auto problem = write_device_sized_relu(dir, 6);
+  auto r = testing::run_kbv_eval({problem.string(), kAttacks + "hoard_in_zombie.py", "--protocol", "standard", "--time-budget", "1",
+                                  "--run-timeout", "300"},
+                                 "cuda:0");
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  std::cout << "hoard_in_zombie: " << r.outcome() << ": " << r.verdict.value("reason", std::string()).substr(0, 1500) << "\n";
+  EXPECT_NE(r.outcome(), "internal_error") << r.context();
+  EXPECT_NE(r.outcome(), "problem_error") << r.context();
+  if (r.outcome() == "runtime_error") EXPECT_TRUE(all_flags(r).count("judge_starved")) << r.context();
+  else EXPECT_EQ(r.outcome(), "incorrect") << r.context();
+}
+
 TEST(GpuJudgeEvidence, HalfPrecisionReluIsCaughtByStrictOnTheGpu) {
   auto r = eval_gpu(kHacks + "half_precision_relu.py", "strict");
   EXPECT_EQ(r.outcome(), "incorrect") << r.context();

@@ -685,6 +685,23 @@ TEST(ProcessRunning, AZombieIsNotRunningThoughKillFindsIt) {
   ::close(fd);
 }
 
+// A zombie's device memory (the context a holder keeps for it) is its parent's: /proc still names
+// the parent until the zombie is reaped (examples/attacks/hoard_in_zombie.py).
+TEST(ProcessRunning, AZombieStillNamesItsParent) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(0);
+  int fd = open_pidfd(pid);
+  ASSERT_GE(fd, 0) << "pidfd_open";
+  ASSERT_TRUE(wait_for_peeked_exit(fd)) << "the child never ended";
+  EXPECT_EQ(parent_process(pid), ::getpid());
+  EXPECT_EQ(parent_process(::getpid()), ::getppid());
+  ASSERT_EQ(::waitpid(pid, nullptr, 0), pid);
+  EXPECT_EQ(parent_process(pid), 0) << "reaped: no such process";
+  EXPECT_EQ(parent_process(-1), 0);
+  ::close(fd);
+}
+
 TEST(ProcessRunning, ALiveProcessIsRunning) {
   EXPECT_TRUE(process_running(::getpid()));
   pid_t pid = ::fork();

@@ -33,7 +33,6 @@ std::vector<at::Tensor> Judgement::reference_outputs(const ArgList& inputs, std:
   std::vector<at::Tensor> ref;
   {
     const ArgList args = torch_host::clone_args(inputs);  // Model may write into its inputs
-    reference_input_bytes_ = std::max(reference_input_bytes_, torch_host::args_bytes(inputs));
     reference_forward_peak_ = std::max(reference_forward_peak_, torch_host::allocation_rise(device_, [&] {
                                          ref = torch_host::call_forward(reference_, args);
                                        }));

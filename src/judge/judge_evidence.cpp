@@ -43,9 +43,9 @@ bool is_out_of_memory(const std::string& text) {
 
 bool sandbox_over_share(const DeviceHolders& h) { return h.sandbox > std::max(h.judge, h.total / 8); }
 
-std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak, std::int64_t input_bytes) {
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak) {
   auto bytes = [](std::int64_t b) { return std::max<std::int64_t>(0, b); };
-  return kHonestProcessBytes + 2 * (bytes(reference_resident) + bytes(reference_forward_peak)) + bytes(input_bytes);
+  return kHonestProcessBytes + 2 * (bytes(reference_resident) + bytes(reference_forward_peak));
 }
 
 bool hoard_starved_judge(const HoardEvidence& e) { return e.held - e.allowance >= std::max(e.shortfall, kHoardFloorBytes); }
@@ -206,7 +206,7 @@ std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error,
   }
   HoardEvidence e;
   e.held = holders.sandbox;
-  e.allowance = hoard_allowance(resident, peak, reference_input_bytes_);
+  e.allowance = hoard_allowance(resident, peak);
   // The shortfall is known only for the failure the hook read; otherwise (a library's own
   // allocation, a kernel module's load) the floor alone is the bar.
   const auto failure = torch_host::last_out_of_memory();
@@ -233,7 +233,7 @@ void Judgement::blame_starvation() {
         else
           evidence = "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
                      " more than an honest candidate holds here (" + gib(hoard->allowance) +
-                     ": twice the reference's weights and forward peak, its inputs once, and 0.50 GiB); with no more than that, the "
+                     ": twice the reference's weights and forward peak, and 0.50 GiB); with no more than that, the "
                      "judge's allocation would have fit" +
                      (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " +
                      first_line(verdict_.reason, 300);

@@ -102,10 +102,12 @@ struct HoardEvidence {
 };
 // What an honest candidate may hold between calls, cached blocks included: twice the reference's
 // weights and buffers and twice its forward's peak (outputs and temporaries: an unfused rewrite
-// keeps more of them), the inputs' bytes once (a CUDA graph's static copies, a padded copy), and
-// a process's libraries and workspaces beyond its twin's (kHonestProcessBytes).
+// keeps more of them, a CUDA graph its static copies), and a process's libraries and workspaces
+// beyond its twin's (kHonestProcessBytes). Every byte more lets a hoard starve the judge on more
+// problem sizes: a candidate may hold as much as the judge's own memory (its share), and the judge
+// needs about four of a problem's tensors.
 constexpr std::int64_t kHonestProcessBytes = std::int64_t{512} << 20;
-std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak, std::int64_t input_bytes);
+std::int64_t hoard_allowance(std::int64_t reference_resident, std::int64_t reference_forward_peak);
 // Less excess than this is never a hoard: the judge that runs short by a few MiB beside an honest
 // candidate a little over its allowance is kbv's to fix.
 constexpr std::int64_t kHoardFloorBytes = std::int64_t{512} << 20;
@@ -427,7 +429,6 @@ class Judgement {
   // The most one fp32 call of the reference needed beyond its inputs (its outputs and temporaries,
   // by the allocator's peak): what an honest candidate may keep is weighed against it.
   std::int64_t reference_forward_peak_ = 0;
-  std::int64_t reference_input_bytes_ = 0;  // the most the inputs of one reference call held
   std::int64_t reference_resident_ = 0;     // the most the reference's weights and buffers held
   // The holders when the judge's last allocation failed, and that allocation's size.
   std::optional<std::pair<std::int64_t, DeviceHolders>> holders_at_failure_;

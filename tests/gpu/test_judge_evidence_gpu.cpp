@@ -119,12 +119,12 @@ class ModelNew(nn.Module):
 }
 
 // The share rule lets a candidate hold as much as the judge does; on a problem whose tensors are
-// a sixth of the device that is enough to make the judge's copy of the outputs fail. The hoard is
+// a seventh of the device that is enough to make the judge's copy of the outputs fail. The hoard is
 // read when the judge's allocation fails, wherever it lives (live tensors, the allocator's cache,
 // a huge tensor behind a small output): the candidate's outcome, never kbv's internal_error.
 TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutcome) {
   testing::FreshTempDir dir("kbv-hoard-problem");
-  const auto problem = write_device_sized_relu(dir, 6);
+  const auto problem = write_device_sized_relu(dir, 7);
   std::ifstream in(kAttacks + "hoard_under_share.py");
   const std::string attack((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   int starved = 0;
@@ -158,7 +158,7 @@ TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutc
 // is its parent's.
 TEST(GpuJudgeEvidence, AHoardHeldByAZombieChildIsTheSandboxs) {
   testing::FreshTempDir dir("kbv-zombie-hoard");
-  const auto problem = write_device_sized_relu(dir, 6);
+  const auto problem = write_device_sized_relu(dir, 7);
   auto r = testing::run_kbv_eval({problem.string(), kAttacks + "hoard_in_zombie.py", "--protocol", "standard", "--time-budget", "1",
                                   "--run-timeout", "300"},
                                  "cuda:0");

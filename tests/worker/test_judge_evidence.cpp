@@ -81,33 +81,33 @@ TEST(OomBlame, AHoardingSandboxIsBlamedFirstAndACrowdedDeviceBeforeTheJudge) {
   EXPECT_EQ(oom_blame(Outcome::incorrect, true, hoarder, true), OomBlame::as_it_stands);
 }
 
-TEST(OomBlame, AnHonestCandidatesAllowanceIsTwiceTheReferencesWeightsAndPeakItsInputsOnceAndAProcesssOwn) {
-  EXPECT_EQ(hoard_allowance(0, 0, 0), kHonestProcessBytes);
-  EXPECT_EQ(hoard_allowance(1 * kGiB, 3 * kGiB, 2 * kGiB), kHonestProcessBytes + 10 * kGiB);
-  EXPECT_EQ(hoard_allowance(-5, 3 * kGiB, -1), kHonestProcessBytes + 6 * kGiB);
+TEST(OomBlame, AnHonestCandidatesAllowanceIsTwiceTheReferencesWeightsAndPeakAndAProcesssOwn) {
+  EXPECT_EQ(hoard_allowance(0, 0), kHonestProcessBytes);
+  EXPECT_EQ(hoard_allowance(1 * kGiB, 3 * kGiB), kHonestProcessBytes + 8 * kGiB);
+  EXPECT_EQ(hoard_allowance(-5, 3 * kGiB), kHonestProcessBytes + 6 * kGiB);
 }
 
-// hoard_under_share.py on a problem whose tensors are a sixth of an 80 GB device (13 GiB): it
+// hoard_under_share.py on a problem whose tensors are a seventh of an 80 GB device (10.6 GiB): it
 // holds less than the judge, so the share rule lets it be, and the judge's copy of its outputs fails.
 TEST(OomBlame, AHoardBelowTheShareIsTheCandidatesWhenItsExcessWouldHaveCoveredTheJudgesShortfall) {
-  const std::int64_t tensor = 13 * kGiB;
+  const std::int64_t tensor = 10 * kGiB + kGiB / 2;
   const DeviceHolders under_share{38 * kGiB, 40 * kGiB, 79 * kGiB, 0};
   ASSERT_FALSE(sandbox_over_share(under_share));
-  const std::int64_t allowance = hoard_allowance(0, tensor, tensor);  // 39 GiB and a process's own
-  // At the failure it held 52 GiB; the judge lacked 5 GiB: without the 12.5 GiB above the
+  const std::int64_t allowance = hoard_allowance(0, tensor);  // 21 GiB and a process's own
+  // At the failure it held 38 GiB; the judge lacked 5 GiB: without the 16.5 GiB above the
   // allowance it would have fit.
-  const HoardEvidence hoard{52 * kGiB, allowance, 5 * kGiB};
+  const HoardEvidence hoard{38 * kGiB, allowance, 5 * kGiB};
   EXPECT_TRUE(hoard_starved_judge(hoard));
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, hoard), OomBlame::candidate);
   EXPECT_EQ(oom_blame(Outcome::problem_error, true, under_share, true, hoard), OomBlame::candidate);
   // Without the hoard's evidence the judge's shortfall is kbv's, as before.
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true), OomBlame::judge);
   // A shortfall larger than the excess would not have fit beside an honest candidate either: kbv's.
-  EXPECT_FALSE(hoard_starved_judge({52 * kGiB, allowance, 14 * kGiB}));
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{52 * kGiB, allowance, 14 * kGiB}), OomBlame::judge);
+  EXPECT_FALSE(hoard_starved_judge({38 * kGiB, allowance, 17 * kGiB}));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{38 * kGiB, allowance, 17 * kGiB}), OomBlame::judge);
   // An honest candidate holds its outputs, its weights and its allocator's cache: within the
   // allowance, whatever the judge lacked.
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{3 * tensor, allowance, 1}), OomBlame::judge);
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{2 * tensor, allowance, 1}), OomBlame::judge);
   // The candidate's own out-of-memory stays its own runtime_error.
   EXPECT_EQ(oom_blame(Outcome::runtime_error, true, under_share, true, hoard), OomBlame::as_it_stands);
 }
@@ -115,7 +115,7 @@ TEST(OomBlame, AHoardBelowTheShareIsTheCandidatesWhenItsExcessWouldHaveCoveredTh
 // A few hundred MiB over the allowance is no hoard, even where the judge lacked less than that
 // (an unknown shortfall, a library's own allocation, counts as none): the floor is the bar.
 TEST(OomBlame, AnExcessBelowTheFloorIsNoHoard) {
-  const std::int64_t allowance = hoard_allowance(0, kGiB, kGiB);
+  const std::int64_t allowance = hoard_allowance(0, kGiB);
   EXPECT_FALSE(hoard_starved_judge({allowance + (200 << 20), allowance, 50 << 20}));
   EXPECT_FALSE(hoard_starved_judge({allowance + (200 << 20), allowance, 0}));
   EXPECT_TRUE(hoard_starved_judge({allowance + kHoardFloorBytes, allowance, 0}));
@@ -130,7 +130,7 @@ TEST(OomBlame, BesideACrowdOnlyAHoardLargerThanTheCrowdIsTheCandidates) {
   ASSERT_FALSE(sandbox_over_share(light_company));
   ASSERT_FALSE(others_crowd_device(light_company));
   ASSERT_TRUE(others_crowd_device(crowd_of_40));
-  const std::int64_t allowance = hoard_allowance(0, 5 * kGiB, 0);
+  const std::int64_t allowance = hoard_allowance(0, 5 * kGiB);
   const HoardEvidence hoard{25 * kGiB, allowance, 5 * kGiB};  // 14.5 GiB above its allowance
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, light_company, true, hoard), OomBlame::candidate);
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, crowd_of_40, true, hoard), OomBlame::others);

@@ -172,7 +172,7 @@ void Judgement::note_holders_at_failure() noexcept {
   try {
     const auto failure = torch_host::last_out_of_memory();
     if (!failure) return;
-    if (auto h = device_holders()) holders_at_failure_ = std::make_pair(failure->asked, *h);
+    if (auto h = device_holders()) holders_at_failure_ = std::make_pair(failure->sequence, *h);
   } catch (...) {
     // No reading: the blame falls back on the holders as they are when the evaluation ends.
   }
@@ -189,7 +189,8 @@ bool names_failure(const std::string& error, const std::optional<torch_host::Out
 
 std::optional<DeviceHolders> Judgement::holders_for(const std::string& error, bool* at_failure) {
   const auto failure = torch_host::last_out_of_memory();
-  const bool named = names_failure(error, failure) && holders_at_failure_ && holders_at_failure_->first == failure->asked;
+  // That failure's own reading: not an earlier one's of the same size (a reading can fail).
+  const bool named = names_failure(error, failure) && holders_at_failure_ && holders_at_failure_->first == failure->sequence;
   if (at_failure) *at_failure = named;
   if (named) return holders_at_failure_->second;
   return device_holders();

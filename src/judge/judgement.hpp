@@ -430,8 +430,8 @@ class Judgement {
   // by the allocator's peak): what an honest candidate may keep is weighed against it.
   std::int64_t reference_forward_peak_ = 0;
   std::int64_t reference_resident_ = 0;     // the most the reference's weights and buffers held
-  // The holders when the judge's last allocation failed, and that allocation's size.
-  std::optional<std::pair<std::int64_t, DeviceHolders>> holders_at_failure_;
+  // The holders when one of the judge's allocations failed, by the failure's sequence number.
+  std::optional<std::pair<std::uint64_t, DeviceHolders>> holders_at_failure_;
   // The last timing's hops were busy while processes that are not this evaluation's had the
   // device: its samples are not evidence of anything the candidate did (check_speed_bound).
   bool timed_beside_others_ = false;

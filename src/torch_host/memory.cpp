@@ -124,9 +124,12 @@ std::optional<OutOfMemoryMoment> g_last_oom;
 std::mutex g_hook_mutex;
 std::function<void()> g_oom_hook;
 
-void keep_out_of_memory(const OutOfMemoryMoment& moment) {
+std::uint64_t g_oom_sequence = 0;
+
+void keep_out_of_memory(OutOfMemoryMoment moment) {
   {
     std::lock_guard<std::mutex> lock(g_oom_mutex);
+    moment.sequence = ++g_oom_sequence;
     g_last_oom = moment;
   }
   std::function<void()> hook;
@@ -147,7 +150,7 @@ void watch_out_of_memory(const at::Device& device) {
     // The allocator calls its observers with its lock released: reading its statistics is safe.
     c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t device_free) {
       keep_out_of_memory({allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))), static_cast<std::int64_t>(asked),
-                          static_cast<std::int64_t>(device_free)});
+                          static_cast<std::int64_t>(device_free), 0});
     });
   });
 }
@@ -156,7 +159,7 @@ void record_out_of_memory(const at::Device& device, std::int64_t asked) {
   if (!device.is_cuda()) return;
   std::size_t free_bytes = 0, total = 0;
   if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) cudaGetLastError();
-  keep_out_of_memory({allocator_bytes(device), asked, static_cast<std::int64_t>(free_bytes)});
+  keep_out_of_memory({allocator_bytes(device), asked, static_cast<std::int64_t>(free_bytes), 0});
 }
 
 void set_out_of_memory_hook(std::function<void()> hook) {

@@ -49,6 +49,7 @@ struct OutOfMemoryMoment {
   AllocatorBytes held;
   std::int64_t asked = 0;        // the allocation that failed
   std::int64_t device_free = 0;  // the device's free memory then, after the allocator gave back its cache
+  std::uint64_t sequence = 0;    // counts the failures recorded in this process: which one this is
 };
 // Starts recording them (CUDA; once per process, later calls do nothing).
 void watch_out_of_memory(const at::Device& device);

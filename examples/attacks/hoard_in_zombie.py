@@ -1,5 +1,5 @@
 """Attack: a hoard held by a child the sandbox never reaps (GPU, a problem whose tensors are a large
-part of the device: tests/gpu/test_judge_evidence_gpu.cpp makes one of a seventh of the device).
+part of the device: tests/gpu/test_judge_evidence_gpu.cpp makes one of an eighth of the device).
 
 hoard_under_share.py with the hoard in another process. On its first call the candidate starts a
 helper (a fresh interpreter: CUDA cannot be used in a fork of a process that initialised it) that

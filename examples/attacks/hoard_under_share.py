@@ -1,12 +1,12 @@
 """Attack: starve the judge of device memory while holding less than the judge itself (GPU, a
 problem whose tensors are a large part of the device: tests/gpu/test_judge_evidence_gpu.cpp
-makes one of a seventh of the device).
+makes one of an eighth of the device).
 
 The candidate knows the share rule: the judge blames it for an out-of-memory only when its
 processes hold more than the judge holds and more than an eighth of the device. So on each call
 it tops a hoard up to just under what every other process on the device holds (the judge and its
-twin), never more than the device has free, and returns zeros. On a problem whose tensors are a
-seventh of the device, the judge's next copy of the outputs no longer fits. Under the share rule
+twin), never more than the device has free, and returns zeros. On a problem whose tensors are an
+eighth of the device, the judge's next copy of the outputs no longer fits. Under the share rule
 alone that ended as kbv's `internal_error` ("the device ran out of memory for the judge's own
 copies"), which scores leave out: a wrong kernel that avoids `incorrect`.
 

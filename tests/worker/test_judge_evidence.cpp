@@ -87,24 +87,33 @@ TEST(OomBlame, AnHonestCandidatesAllowanceIsTwiceTheReferencesWeightsAndPeakAndA
   EXPECT_EQ(hoard_allowance(-5, 3 * kGiB), kHonestProcessBytes + 6 * kGiB);
 }
 
-// hoard_under_share.py on a problem whose tensors are a seventh of an 80 GB device (10.6 GiB): it
-// holds less than the judge, so the share rule lets it be, and the judge's copy of its outputs fails.
+// hoard_under_share.py on a problem whose tensors are an eighth of an 80 GB H100 (9.90 GiB), as
+// measured on one (2026-12-07, bench/h100-2026-12-07-s30): it held less than the judge, so the
+// share rule let it be, and the judge's next draw failed.
 TEST(OomBlame, AHoardBelowTheShareIsTheCandidatesWhenItsExcessWouldHaveCoveredTheJudgesShortfall) {
-  const std::int64_t tensor = 10 * kGiB + kGiB / 2;
-  const DeviceHolders under_share{38 * kGiB, 40 * kGiB, 79 * kGiB, 0};
+  const std::int64_t tensor = 9 * kGiB + kGiB * 9 / 10;
+  const DeviceHolders under_share{37 * kGiB, 40 * kGiB, 79 * kGiB, 0};
   ASSERT_FALSE(sandbox_over_share(under_share));
-  const std::int64_t allowance = hoard_allowance(0, tensor);  // 21 GiB and a process's own
-  // At the failure it held 38 GiB; the judge lacked 5 GiB: without the 16.5 GiB above the
-  // allowance it would have fit.
-  const HoardEvidence hoard{38 * kGiB, allowance, 5 * kGiB};
+  const std::int64_t allowance = hoard_allowance(0, tensor);  // 20.3 GiB
+  // It held 37.2 GiB; the judge lacked 9.4 GiB: without the 16.9 GiB above the allowance it
+  // would have fit.
+  const HoardEvidence hoard{37 * kGiB + kGiB / 5, allowance, 9 * kGiB + kGiB * 2 / 5};
   EXPECT_TRUE(hoard_starved_judge(hoard));
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, hoard), OomBlame::candidate);
   EXPECT_EQ(oom_blame(Outcome::problem_error, true, under_share, true, hoard), OomBlame::candidate);
+  // At a seventh (11.31 GiB) it held 31.9 GiB and the judge lacked 11.15 GiB: 8.8 GiB above the
+  // allowance would not have covered it. The judge's need and an honest allowance do not fit the
+  // device together (the honest ReLU itself ran the judge short there): kbv's.
+  const std::int64_t seventh = 11 * kGiB + kGiB * 31 / 100;
+  const HoardEvidence at_a_seventh{31 * kGiB + kGiB * 9 / 10, hoard_allowance(0, seventh), 11 * kGiB + kGiB * 15 / 100};
+  EXPECT_FALSE(hoard_starved_judge(at_a_seventh));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, DeviceHolders{32 * kGiB, 46 * kGiB, 79 * kGiB, 0}, true, at_a_seventh),
+            OomBlame::judge);
   // Without the hoard's evidence the judge's shortfall is kbv's, as before.
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true), OomBlame::judge);
   // A shortfall larger than the excess would not have fit beside an honest candidate either: kbv's.
-  EXPECT_FALSE(hoard_starved_judge({38 * kGiB, allowance, 17 * kGiB}));
-  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{38 * kGiB, allowance, 17 * kGiB}), OomBlame::judge);
+  EXPECT_FALSE(hoard_starved_judge({37 * kGiB, allowance, 17 * kGiB}));
+  EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{37 * kGiB, allowance, 17 * kGiB}), OomBlame::judge);
   // An honest candidate holds its outputs, its weights and its allocator's cache: within the
   // allowance, whatever the judge lacked.
   EXPECT_EQ(oom_blame(Outcome::internal_error, true, under_share, true, HoardEvidence{2 * tensor, allowance, 1}), OomBlame::judge);

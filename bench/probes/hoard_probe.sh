@@ -40,7 +40,7 @@ for case in ${3:-live zombie cache output honest}; do
   start=$(date +%s)
   "$KBV" eval "$dir/large_relu.py" "$candidate" --device cuda:0 --protocol "$protocol" --time-budget 1 --run-timeout 300 \
     --json "$dir/$case.json" >/dev/null 2>&1
-  python3 -c "import json,sys; v=json.load(open(sys.argv[1])); print(sys.argv[2], v['outcome'], [f['name'] for f in v.get('flags',[])], v.get('reason','')[:900])" \
+  python3 -c "import json,sys; v=json.load(open(sys.argv[1])); print(sys.argv[2], v['outcome'], 'stage', v.get('stage'), [f['name'] for f in v.get('flags',[])], v.get('reason','')[:900])" \
     "$dir/$case.json" "$case ($(( $(date +%s) - start )) s):"
 done
 rm -rf "$dir"

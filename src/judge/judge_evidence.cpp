@@ -31,6 +31,17 @@ std::string gib(std::int64_t bytes) {
   return text;
 }
 
+// The share rule's evidence: who held what `when` the judge's step failed with `what`.
+std::string over_share_evidence(const DeviceHolders& h, const std::string& when, const std::string& what) {
+  return "the candidate's processes held " + gib(h.sandbox) + " of the device's " + gib(h.total) + " (the judge " + gib(h.judge) + ") " +
+         when + ": " + first_line(what, 300);
+}
+
+// The recorded failure is the one `error` reports: its size as torch writes it.
+bool names_failure(const std::string& error, const std::optional<torch_host::OutOfMemoryMoment>& failure) {
+  return failure && error.find("Tried to allocate " + torch_host::allocator_size_text(failure->asked)) != std::string::npos;
+}
+
 }  // namespace
 
 bool is_out_of_memory(const std::string& text) {
@@ -124,9 +135,7 @@ std::optional<Ending> Judgement::starvation_ending(const std::string& what, bool
   auto h = device_holders();
   if (!h) return std::nullopt;
   if (!sandbox_over_share(*h)) return std::nullopt;
-  const std::string evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) +
-                               " (the judge " + gib(h->judge) + ") when the judge's step failed: " +
-                               first_line(what, 300);
+  const std::string evidence = over_share_evidence(*h, "when the judge's step failed", what);
   flag(FlagName::judge_starved, evidence);
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
 }
@@ -146,7 +155,7 @@ std::string Judgement::judge_memory_note(const std::string& error) const {
   // freed and show as free cache), when it is the failure `error` reports: not an earlier one
   // caught and recovered from (torch.compile's autotuning), nor a cudaMalloc outside the allocator.
   const auto at_failure = torch_host::last_out_of_memory();
-  if (at_failure && error.find("Tried to allocate " + torch_host::allocator_size_text(at_failure->asked)) != std::string::npos)
+  if (names_failure(error, at_failure))
     note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +
            " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) + "; now ";
   return note + "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
@@ -178,25 +187,19 @@ void Judgement::note_holders_at_failure() noexcept {
   }
 }
 
-namespace {
-
-// The recorded failure is the one `error` reports: its size as torch writes it.
-bool names_failure(const std::string& error, const std::optional<torch_host::OutOfMemoryMoment>& failure) {
-  return failure && error.find("Tried to allocate " + torch_host::allocator_size_text(failure->asked)) != std::string::npos;
-}
-
-}  // namespace
-
-std::optional<DeviceHolders> Judgement::holders_for(const std::string& error, bool* at_failure) {
-  const auto failure = torch_host::last_out_of_memory();
+std::optional<DeviceHolders> Judgement::holders_for(const std::string& error, std::optional<torch_host::OutOfMemoryMoment>* failure) {
+  auto last = torch_host::last_out_of_memory();
   // That failure's own reading: not an earlier one's of the same size (a reading can fail).
-  const bool named = names_failure(error, failure) && holders_at_failure_ && holders_at_failure_->first == failure->sequence;
-  if (at_failure) *at_failure = named;
-  if (named) return holders_at_failure_->second;
+  if (names_failure(error, last) && holders_at_failure_ && holders_at_failure_->first == last->sequence) {
+    *failure = last;
+    return holders_at_failure_->second;
+  }
+  failure->reset();
   return device_holders();
 }
 
-std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error, const DeviceHolders& holders, bool at_failure) {
+std::optional<HoardEvidence> Judgement::hoard_evidence(const DeviceHolders& holders,
+                                                       const std::optional<torch_host::OutOfMemoryMoment>& failure) {
   if (!sandbox_) return std::nullopt;
   const std::int64_t peak = std::max(reference_forward_peak_, reference_output_bytes_);
   if (peak <= 0) return std::nullopt;  // nothing to weigh the sandbox's holding against yet
@@ -210,27 +213,25 @@ std::optional<HoardEvidence> Judgement::hoard_evidence(const std::string& error,
   e.allowance = hoard_allowance(resident, peak);
   // The shortfall is known only for the failure the hook read; otherwise (a library's own
   // allocation, a kernel module's load) the floor alone is the bar.
-  const auto failure = torch_host::last_out_of_memory();
-  if (at_failure && names_failure(error, failure)) e.shortfall = std::max<std::int64_t>(0, failure->asked - failure->device_free);
+  if (failure) e.shortfall = std::max<std::int64_t>(0, failure->asked - failure->device_free);
   return e;
 }
 
 void Judgement::blame_starvation() {
   try {
     if (!is_out_of_memory(verdict_.reason)) return;
-    bool at_failure = false;
-    const std::optional<DeviceHolders> h = holders_for(verdict_.reason, &at_failure);
+    std::optional<torch_host::OutOfMemoryMoment> failure;  // the one the reason reports, read by the hook
+    const std::optional<DeviceHolders> h = holders_for(verdict_.reason, &failure);
     std::optional<HoardEvidence> hoard;
-    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(verdict_.reason, *h, at_failure);
-    const std::string when = at_failure ? "when the judge's allocation failed" : "when the judge's step had failed";
+    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(*h, failure);
+    const std::string when = failure ? "when the judge's allocation failed" : "when the judge's step had failed";
     switch (oom_blame(verdict_.outcome, true, h, reference_ran_, hoard)) {
       case OomBlame::as_it_stands:
         return;
       case OomBlame::candidate: {
         std::string evidence;
         if (sandbox_over_share(*h))
-          evidence = "the candidate's processes held " + gib(h->sandbox) + " of the device's " + gib(h->total) + " (the judge " +
-                     gib(h->judge) + ") " + when + ": " + first_line(verdict_.reason, 300);
+          evidence = over_share_evidence(*h, when, verdict_.reason);
         else
           evidence = "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
                      " more than an honest candidate holds here (" + gib(hoard->allowance) +

@@ -48,6 +48,7 @@
 #include "torch_host/backend_state.hpp"
 #include "torch_host/device.hpp"
 #include "torch_host/forward.hpp"
+#include "torch_host/memory.hpp"
 #include "torch_host/python_runtime.hpp"
 #include "torch_host/shared_tensor.hpp"
 
@@ -232,12 +233,12 @@ class Judgement {
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   // `any_failure`: whatever the error says (a library under memory pressure may not say so).
   std::optional<Ending> starvation_ending(const std::string& what, bool any_failure = false);
-  // The holders when the allocation `error` reports failed (the out-of-memory hook's reading),
-  // else as they are now; nullopt without driver figures. `at_failure`: which of the two.
-  std::optional<DeviceHolders> holders_for(const std::string& error, bool* at_failure = nullptr);
-  // What the sandbox held against an honest candidate's allowance, for an out-of-memory `error`
-  // reports (`holders`: holders_for's); nullopt before the reference ran (nothing to weigh it by).
-  std::optional<HoardEvidence> hoard_evidence(const std::string& error, const DeviceHolders& holders, bool at_failure);
+  // The holders when the allocation `error` reports failed (the out-of-memory hook's reading; that
+  // failure into `*failure`), else as they are now (`*failure` empty); nullopt without driver figures.
+  std::optional<DeviceHolders> holders_for(const std::string& error, std::optional<torch_host::OutOfMemoryMoment>* failure);
+  // What the sandbox held against an honest candidate's allowance (`holders`, `failure`:
+  // holders_for's); nullopt before the reference ran (nothing to weigh it by).
+  std::optional<HoardEvidence> hoard_evidence(const DeviceHolders& holders, const std::optional<torch_host::OutOfMemoryMoment>& failure);
   // The out-of-memory hook: who held the device when one of the judge's allocations failed.
   void note_holders_at_failure() noexcept;
   // settle()'s last word: a problem_error or internal_error that is such an out-of-memory

@@ -71,11 +71,13 @@ void Judgement::build_reference() {
   reference_ = guarded(Outcome::problem_error, "constructing Model", [&] {
     return torch_host::construct_model(problem_.attr("Model"), init_inputs_, kModelSeed, device_, dtype);
   });
-  // Weighed against what the sandbox holds should the judge run short (hoard_evidence): kept
-  // across protocols, since each builds its own Model.
-  try {
-    reference_resident_ = std::max(reference_resident_, held_tensor_bytes({reference_}, device_).bytes);
-  } catch (const std::exception&) {
+  // Weighed against what the sandbox holds should the judge run short (hoard_evidence), also in a
+  // later protocol whose own Model failed: measured once, as every protocol's Model is the same.
+  if (reference_resident_ == 0) {
+    try {
+      reference_resident_ = held_tensor_bytes({reference_}, device_).bytes;
+    } catch (const std::exception&) {
+    }
   }
   source_ = InputSource{problem_.attr("get_inputs"), device_, dtype};
   if (!job_.hidden_tests_path.empty()) load_hidden();

@@ -49,22 +49,19 @@ MemoryUse measure_forward_memory(const at::Device& device, const std::function<v
     forward();
     return use;
   }
-  const auto index = device.index();
   synchronize(device);
   // Start from an allocator holding only live blocks, so the call's new segments are real
   // device allocations that the CUPTI window sees.
   c10::cuda::CUDACachingAllocator::emptyCache();
-  c10::cuda::CUDACachingAllocator::resetPeakStats(index);
-  auto before = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-  const std::int64_t allocated_before = allocator_stat(before, false, false);
-  const std::int64_t used_before = driver_used_bytes();
+  std::int64_t used_before = 0;
+  use.peak_allocated_bytes = allocation_rise(device, [&] {
+    used_before = driver_used_bytes();
 #ifdef KBV_HAVE_CUPTI
-  if (g_cupti) kbv::cuda::DeviceMemoryTracker::instance().begin_window();
+    if (g_cupti) kbv::cuda::DeviceMemoryTracker::instance().begin_window();
 #endif
-  forward();
-  synchronize(device);
-  auto after = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-  use.peak_allocated_bytes = allocator_stat(after, true, false) - allocated_before;
+    forward();
+    synchronize(device);
+  });
 #ifdef KBV_HAVE_CUPTI
   if (g_cupti) {
     auto window = kbv::cuda::DeviceMemoryTracker::instance().end_window();

@@ -170,8 +170,8 @@ SharedBlock SharedBlock::allocate(const std::vector<at::Tensor>& likes, const at
     void* ptr = nullptr;
     cudaError_t malloc_error = cudaMalloc(&ptr, static_cast<std::size_t>(b.bytes_));
     if (malloc_error == cudaErrorMemoryAllocation) {
-      // Outside the caching allocator: its free cache is given back first, as it does itself
-      // before it fails, and a failure is recorded as its are (blame_starvation weighs it).
+      // Outside the caching allocator: its free cache is given back first, as the allocator does
+      // before it fails, and a failure is recorded as the allocator's are (blame_starvation weighs it).
       cudaGetLastError();
       c10::cuda::CUDACachingAllocator::emptyCache();
       malloc_error = cudaMalloc(&ptr, static_cast<std::size_t>(b.bytes_));

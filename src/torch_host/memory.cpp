@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
+#include <c10/core/AllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
 
@@ -41,6 +43,14 @@ std::string memory_tracking_start(const at::Device& device) {
 #else
   return "cuda_mem_get_info (built without CUPTI)";
 #endif
+}
+
+bool prefer_expandable_segments() {
+  bool user_set = false;
+  for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
+    if (const char* value = std::getenv(name); value && *value) user_set = true;
+  if (!user_set) c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
+  return c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments();
 }
 
 MemoryUse measure_forward_memory(const at::Device& device, const std::function<void()>& forward) {

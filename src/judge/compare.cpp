@@ -1,6 +1,7 @@
 #include "judge/compare.hpp"
 
 #include "judge/blockwise.hpp"
+#include "judge/float32_screen.hpp"
 #include "judge/profile.hpp"
 
 #include <ATen/ATen.h>
@@ -53,62 +54,6 @@ struct ElementStats {
   std::int64_t first_pattern_index = -1;
   double pattern_got = 0, pattern_expected = 0;
 };
-
-// The screen's margin: an element passes it when |c - r| <= (atol + rtol * |r|) * (1 - margin)
-// in float32, and fails it when |c - r| > (atol + rtol * |r|) * (1 + margin). float32's rounding
-// (a few parts in 10^8 of each term) cannot move such an element across the bound in float64, so
-// the screen decides those elements as the float64 comparison does; anything else (an element
-// near the bound, a NaN) is left to it.
-constexpr double kScreenMargin = 1e-5;
-// Elements screened at a time: 32 Mi elements = 128 MiB per float32 temporary.
-constexpr std::int64_t kScreenChunk = std::int64_t{1} << 25;
-
-enum class Screened { pass, fail, unsure };
-
-struct Screen {
-  Screened result = Screened::unsure;
-  double max_abs = 0, max_rel = 0;  // float32's, where it passed
-};
-
-// A float32 pass over float32 (or narrower) outputs: a fraction of the float64 comparison's cost
-// (a third of the kernels, half the bytes, one host copy for every chunk).
-Screen screen_in_float32(const at::Tensor& ref_flat, const at::Tensor& cand_flat, const Tolerance& tol) {
-  const auto dtype = ref_flat.scalar_type();
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return {};
-  if (cand_flat.scalar_type() != dtype) return {};
-  // A bound near float32's subnormals has no relative precision left, and one past its range
-  // (rtol above 1, atol near its largest value) would overflow where float64's does not.
-  if (!(tol.atol >= 1e-30 && tol.atol <= 1e30) || !(tol.rtol == 0 || (tol.rtol >= 1e-30 && tol.rtol <= 1))) return {};
-  const std::int64_t n = ref_flat.numel();
-  // Per chunk: the worst margin to the screen's pass bound (NaN propagates), whether an element
-  // is past its fail bound (a NaN never is), max |c - r|, max relative error.
-  std::vector<at::Tensor> partial;
-  for (std::int64_t begin = 0; begin < n; begin += kScreenChunk) {
-    const std::int64_t len = std::min(kScreenChunk, n - begin);
-    at::Tensor r = ref_flat.narrow(0, begin, len).to(at::kFloat);
-    at::Tensor c = cand_flat.narrow(0, begin, len).to(at::kFloat);
-    // NaN where either is NaN or both are the same Inf; Inf where only one is Inf (a failure).
-    at::Tensor diff = at::sub(c, r).abs_();
-    at::Tensor r_abs = r.abs();
-    at::Tensor bound = at::mul(r_abs, tol.rtol).add_(tol.atol);
-    at::Tensor worst = at::sub(diff, bound, 1.0 - kScreenMargin).max();
-    at::Tensor failed = at::gt(diff, at::mul(bound, 1.0 + kScreenMargin)).any();
-    at::Tensor rel = at::div(diff, r_abs.clamp_min_(tol.atol)).max();
-    partial.push_back(at::stack({worst, failed.to(at::kFloat), diff.max(), rel}));
-  }
-  Screen out;
-  out.result = Screened::pass;
-  if (partial.empty()) return out;
-  at::Tensor all = at::stack(partial).to(at::kDouble).cpu();
-  const double* v = all.data_ptr<double>();
-  for (std::size_t k = 0; k < partial.size(); ++k) {
-    if (v[4 * k + 1] > 0) return {Screened::fail};
-    if (!(v[4 * k] <= 0)) out.result = Screened::unsure;
-    out.max_abs = std::max(out.max_abs, v[4 * k + 2]);
-    out.max_rel = std::max(out.max_rel, v[4 * k + 3]);
-  }
-  return out;
-}
 
 // Elements a sample screens, evenly spaced over an output; outputs of up to four times this are
 // screened whole at once.

@@ -55,9 +55,10 @@ struct OutputComparison {
 // 64 MiB per temporary), so an output of many GiB needs only a bounded amount of extra device
 // memory beyond one contiguous copy of a non-contiguous candidate, and float64 keeps the
 // tolerance test exact for every input dtype (float32 would round atol + rtol * |r| itself).
-// Float32 and narrower outputs are first screened in float32 (chunks of 2^25 elements): where
-// every element is inside the bound by a margin of 1e-5 of it, which float32's rounding cannot
-// cross, they pass without the float64 pass, and the errors reported are float32's.
+// Float32 and narrower outputs are first screened in float32 (float32_screen.hpp: one fused
+// kernel on a CUDA device, operators in chunks of 2^25 elements elsewhere): where every element
+// is inside the bound by a margin of 1e-5 of it, which float32's rounding cannot cross, they pass
+// without the float64 pass, and the errors reported are float32's.
 OutputComparison compare_outputs(const std::vector<at::Tensor>& reference, const std::vector<at::Tensor>& candidate,
                                  const Tolerance& tol, bool nan_pattern_must_match);
 

@@ -4,7 +4,9 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <vector>
 
 #ifdef KBV_HAVE_JUDGE_KERNELS
@@ -44,9 +46,18 @@ Screen combine(const at::Tensor& rows) {
 }
 
 #ifdef KBV_HAVE_JUDGE_KERNELS
+// KBV_SCREEN=operators: the operators on the device too, for measuring the kernel against them.
+bool kernel_wanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("KBV_SCREEN");
+    return !(v && std::string(v) == "operators");
+  }();
+  return wanted;
+}
+
 // One fused pass on the device; nullopt where the kernel cannot run here.
 std::optional<Screen> screen_with_kernel(const at::Tensor& ref_flat, const at::Tensor& cand_flat, const Tolerance& tol) {
-  if (!ref_flat.is_cuda() || cand_flat.device() != ref_flat.device() || !ref_flat.is_contiguous() || !cand_flat.is_contiguous())
+  if (!kernel_wanted() || !ref_flat.is_cuda() || cand_flat.device() != ref_flat.device() || !ref_flat.is_contiguous() || !cand_flat.is_contiguous())
     return std::nullopt;
   const std::int64_t n = ref_flat.numel();
   if (n == 0) return Screen{Screened::pass};

@@ -134,6 +134,7 @@ at::Tensor flat_real(const at::Tensor& t) {
   at::Tensor x = t.detach();
   if (x.layout() != at::kStrided) x = x.to_dense();
   if (x.is_complex()) x = at::view_as_real(x.resolve_conj());
+  x = x.resolve_neg();  // a negative view's memory holds the values' negation
   return x.contiguous().view(-1);
 }
 

@@ -1,9 +1,11 @@
 #include "judge/float32_screen.hpp"
 
 #include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -57,14 +59,24 @@ bool kernel_wanted() {
 
 // One fused pass on the device; nullopt where the kernel cannot run here.
 std::optional<Screen> screen_with_kernel(const at::Tensor& ref_flat, const at::Tensor& cand_flat, const Tolerance& tol) {
-  if (!kernel_wanted() || !ref_flat.is_cuda() || cand_flat.device() != ref_flat.device() || !ref_flat.is_contiguous() || !cand_flat.is_contiguous())
+  // The kernel reads memory as plain values: only one-dimensional, dense, same-sized tensors
+  // without torch's lazy bits (a negative or conjugate view, a zero tensor) go to it.
+  auto plain = [](const at::Tensor& t) {
+    return t.is_cuda() && t.dim() == 1 && t.is_contiguous() && t.has_storage() && !t.is_neg() && !t.is_conj() &&
+           !t._is_zerotensor() && t.layout() == at::kStrided &&
+           !t.key_set().has(c10::DispatchKey::Python);
+  };
+  if (!kernel_wanted() || !plain(ref_flat) || !plain(cand_flat) || cand_flat.device() != ref_flat.device() ||
+      cand_flat.numel() != ref_flat.numel())
     return std::nullopt;
   const std::int64_t n = ref_flat.numel();
   if (n == 0) return Screen{Screened::pass};
+  const c10::cuda::CUDAGuard on_device(ref_flat.device());
   const ScreenDtype dtype = ref_flat.scalar_type() == at::kFloat  ? ScreenDtype::float32
                             : ref_flat.scalar_type() == at::kHalf ? ScreenDtype::float16
                                                                   : ScreenDtype::bfloat16;
-  at::Tensor partials = at::empty({screen_blocks(n), kScreenFigures}, ref_flat.options().dtype(at::kFloat));
+  // NaN until a block writes its row: rows a kernel never wrote read as unsure, never as a pass.
+  at::Tensor partials = at::full({screen_blocks(n), kScreenFigures}, NAN, ref_flat.options().dtype(at::kFloat));
   const auto stream = c10::cuda::getCurrentCUDAStream(ref_flat.device().index());
   if (!launch_screen(ref_flat.data_ptr(), cand_flat.data_ptr(), n, dtype, static_cast<float>(tol.atol),
                      static_cast<float>(tol.rtol), static_cast<float>(1.0 - kScreenMargin),

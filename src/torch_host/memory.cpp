@@ -53,12 +53,33 @@ bool prefer_expandable_segments() {
   return c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments();
 }
 
+namespace {
+// A forward's new segments are measured as cudaMalloc'd ones, the sandbox's way, also in the judge
+// (whose allocator maps expandable segments in 20 MiB pages): baseline and candidate are then
+// counted alike.
+class ExpandableSegmentsPaused {
+ public:
+  ExpandableSegmentsPaused() : paused_(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments()) {
+    if (paused_) c10::CachingAllocator::setAllocatorSettings("expandable_segments:False");
+  }
+  ~ExpandableSegmentsPaused() {
+    if (paused_) c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
+  }
+  ExpandableSegmentsPaused(const ExpandableSegmentsPaused&) = delete;
+  ExpandableSegmentsPaused& operator=(const ExpandableSegmentsPaused&) = delete;
+
+ private:
+  bool paused_;
+};
+}  // namespace
+
 MemoryUse measure_forward_memory(const at::Device& device, const std::function<void()>& forward) {
   MemoryUse use;
   if (!device.is_cuda()) {
     forward();
     return use;
   }
+  const ExpandableSegmentsPaused as_the_sandbox_allocates;
   synchronize(device);
   // Start from an allocator holding only live blocks, so the call's new segments are real
   // device allocations that the CUPTI window sees.

@@ -262,6 +262,9 @@ nlohmann::json OutputExporter::describe(const std::vector<at::Tensor>& outputs) 
   for (const at::Tensor& given : outputs) {
     at::Tensor t = given;
     if (!t.defined()) throw std::runtime_error("forward returned an undefined tensor");
+    // The judge reads the memory, not torch's lazy conjugate and negative bits: an output that
+    // carries one (`y.conj()`, a negative view) is made into the values it stands for first.
+    if (t.is_conj() || t.is_neg()) t = t.resolve_conj().resolve_neg();
     // A view of an input the judge shared: say so (its memory is the judge's own).
     {
       const char* p = static_cast<const char*>(t.data_ptr());

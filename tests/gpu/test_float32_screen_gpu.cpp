@@ -82,6 +82,17 @@ TEST(Float32ScreenGpu, TheFusedKernelDecidesAsTheOperatorsDo) {
   expect_same_screen(ref, ref * 1.5f, Tolerance{1e-6, 0.2}, "rtol 0.2");
 }
 
+// The kernel reads memory; a negative view's memory holds the negation of its values. Such a
+// tensor goes to the operators, which read it as its values.
+TEST(Float32ScreenGpu, ANegativeViewIsScreenedByItsValues) {
+  const Tolerance tol{1e-3, 1e-3};
+  at::Tensor x = at::randn({std::int64_t{1} << 20}, on_gpu(at::kFloat));
+  at::Tensor negative = at::_neg_view(x);
+  EXPECT_EQ(name_of(screen_in_float32(negative, x.neg(), tol).result), "pass");
+  EXPECT_EQ(name_of(screen_in_float32(negative, x.clone(), tol).result), "fail");
+  EXPECT_EQ(name_of(screen_in_float32(x.neg(), negative, tol).result), "pass");
+}
+
 // Not an assertion (load moves it): the seconds of both ways on one large output, for the log.
 TEST(Float32ScreenGpu, SecondsOfBothWaysOnALargeOutput) {
   const std::int64_t n = std::int64_t{1} << 30;  // 4 GiB of float32 each

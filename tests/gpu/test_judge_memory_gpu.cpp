@@ -140,5 +140,24 @@ TEST(JudgeMemoryGpu, TheJudgesAllocatorPlacesAnAskThatAFragmentedCacheWouldFail)
   EXPECT_TRUE(fragmented_ask_fits());
 }
 
+// The baseline's memory is measured in the judge, the candidate's in the sandbox, whose allocator
+// makes a segment per allocation: the judge's expandable segments (20 MiB pages) would count a
+// 22 MiB output as 40 MiB and make every candidate look leaner. They are paused while a forward
+// is measured.
+TEST(JudgeMemoryGpu, AForwardsMemoryIsMeasuredAsTheSandboxAllocatesWithExpandableSegmentsOn) {
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  ::unsetenv("PYTORCH_ALLOC_CONF");
+  ASSERT_TRUE(torch_host::prefer_expandable_segments());
+  torch_host::memory_tracking_start(cuda0());
+  const std::int64_t bytes = std::int64_t{22} << 20;
+  const MemoryUse use = torch_host::measure_forward_memory(cuda0(), [&] {
+    at::Tensor out = at::empty({bytes / 4}, at::TensorOptions().device(cuda0()));
+    out.fill_(1.0f);
+  });
+  EXPECT_GE(use.peak_device_bytes, bytes);
+  EXPECT_LE(use.peak_device_bytes, bytes + (std::int64_t{2} << 20)) << "measured in expandable segments' pages";
+  EXPECT_TRUE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments()) << "and on again after";
+}
+
 }  // namespace
 }  // namespace kbv::judge

@@ -127,6 +127,16 @@ TEST(EvalCli, WrongCandidateIsIncorrectWithErrors) {
   EXPECT_GT(r.verdict["correctness"]["distributions"][0]["max_abs_err"].get<double>(), 1e-3);
 }
 
+// An output is the values it stands for, not its memory: torch's lazy negative bit (a negative
+// view) is resolved before the judge reads the bytes. The right values in a negative view are
+// correct; wrong values whose memory holds the right ones are not.
+TEST(EvalCli, ANegativeViewIsJudgedByItsValuesNotItsMemory) {
+  auto right = run_kbv({kRelu, fixture("relu_negative_view.py"), "--protocol", "strict", "--no-timing"});
+  EXPECT_EQ(outcome(right), "correct") << context(right);
+  auto wrong = run_kbv({kRelu, testing::kSource + "/examples/hacks/negative_view_output.py", "--protocol", "strict", "--no-timing"});
+  EXPECT_EQ(outcome(wrong), "incorrect") << context(wrong);
+}
+
 // A budget too short for the +-1% target: the verdict says so, and how far it got.
 TEST(EvalCli, ABudgetThatRunsOutSaysWhy) {
   auto r = testing::run_kbv_eval({kRelu, candidate("relu_shape_shortcut.py"), "--protocol", "standard", "--time-budget", "0.01"},

@@ -7,6 +7,7 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 divisor="${1:-12}" protocol="${2:-strict}" rounds="${3:-2}" out="${4:-$(mktemp -d /tmp/kbv-screen-ab-XXXXXX)}"
+mkdir -p "$out/fused" "$out/operators"
 for way in fused operators; do
   for ((k = 1; k <= rounds; ++k)); do
     if [ "$way" = operators ]; then export KBV_SCREEN=operators; else unset KBV_SCREEN; fi

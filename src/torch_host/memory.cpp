@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <ATen/Context.h>
 #include <c10/core/AllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
@@ -45,10 +46,14 @@ std::string memory_tracking_start(const at::Device& device) {
 #endif
 }
 
-bool prefer_expandable_segments() {
+bool prefer_expandable_segments(const at::Device& device) {
+  if (!device.is_cuda()) return false;
   bool user_set = false;
   for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
     if (const char* value = std::getenv(name); value && *value) user_set = true;
+  // torch's caching allocator reads its configuration from the environment when CUDA starts, over
+  // anything set before (a judge that set it first ran without it on an H100): CUDA starts first.
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   if (!user_set) c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
   return c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments();
 }

@@ -1,6 +1,7 @@
 // The judge's own device memory, in process on the GPU: a fresh draw's peak, and the allocator's
 // figures read at an out-of-memory (what the judge's internal_error note reports).
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <c10/core/AllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/util/Exception.h>
@@ -109,6 +110,7 @@ TEST(JudgeMemoryGpu, AnAllocationRiseCountsTheCallsTemporariesAndNotWhatWasThere
 // honest ReLU at a ninth of an H100 failed so under strict (bench/RESULTS.md, session 30). The
 // allocator is capped at 8 GiB, so the figures do not depend on what other tests hold.
 bool fragmented_ask_fits() {
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);  // the allocator exists from here
   c10::cuda::CUDACachingAllocator::emptyCache();
   size_t free_bytes = 0, total = 0;
   EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
@@ -129,6 +131,7 @@ bool fragmented_ask_fits() {
 }
 
 TEST(JudgeMemoryGpu, WithASegmentPerAllocationAFragmentedCacheFailsAnAskBelowTheCap) {
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   c10::CachingAllocator::setAllocatorSettings("expandable_segments:False");
   EXPECT_FALSE(fragmented_ask_fits()) << "the case the judge's allocator setting is for no longer fails without it";
 }
@@ -136,8 +139,16 @@ TEST(JudgeMemoryGpu, WithASegmentPerAllocationAFragmentedCacheFailsAnAskBelowThe
 TEST(JudgeMemoryGpu, TheJudgesAllocatorPlacesAnAskThatAFragmentedCacheWouldFail) {
   ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
   ::unsetenv("PYTORCH_ALLOC_CONF");
-  ASSERT_TRUE(torch_host::prefer_expandable_segments());
+  ASSERT_TRUE(torch_host::prefer_expandable_segments(cuda0()));
+  EXPECT_TRUE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments());
   EXPECT_TRUE(fragmented_ask_fits());
+}
+
+TEST(JudgeMemoryGpu, TheUsersAllocatorConfigurationIsKept) {
+  ::setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False", 1);
+  EXPECT_FALSE(torch_host::prefer_expandable_segments(cuda0()));
+  EXPECT_FALSE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments());
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
 }
 
 // The baseline's memory is measured in the judge, the candidate's in the sandbox, whose allocator
@@ -147,7 +158,7 @@ TEST(JudgeMemoryGpu, TheJudgesAllocatorPlacesAnAskThatAFragmentedCacheWouldFail)
 TEST(JudgeMemoryGpu, AForwardsMemoryIsMeasuredAsTheSandboxAllocatesWithExpandableSegmentsOn) {
   ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
   ::unsetenv("PYTORCH_ALLOC_CONF");
-  ASSERT_TRUE(torch_host::prefer_expandable_segments());
+  ASSERT_TRUE(torch_host::prefer_expandable_segments(cuda0()));
   torch_host::memory_tracking_start(cuda0());
   const std::int64_t bytes = std::int64_t{22} << 20;
   const MemoryUse use = torch_host::measure_forward_memory(cuda0(), [&] {

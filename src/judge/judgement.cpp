@@ -508,9 +508,6 @@ bool Judgement::shared_stages() {
     enter(Stage::tracking);
     profile::Step step("shared.tracking");
     memory_method_ = torch_host::memory_tracking_start(device_);
-    // Before the problem's first tensor: the judge's working set at large sizes is a few of the
-    // problem's tensors, and a fragmented cache must not turn an honest candidate into kbv's error.
-    torch_host::prefer_expandable_segments(device_);
     torch_host::watch_out_of_memory(device_);
     torch_host::forget_out_of_memory();  // an earlier evaluation's, in a judge kept warm
     torch_host::set_out_of_memory_hook([this] { note_holders_at_failure(); });

@@ -40,6 +40,7 @@
 #include "judge/torch_pch.hpp"
 #include "torch_host/python_runtime.hpp"
 #include "torch_host/device.hpp"
+#include "torch_host/memory.hpp"
 
 namespace {
 
@@ -139,6 +140,9 @@ int main(int argc, char** argv) {
       std::_Exit(1);
     }
   }
+  // Before CUDA or Python starts: the judge's working set at large sizes is a few of the
+  // problem's tensors, and a fragmented cache must not turn an honest candidate into kbv's error.
+  kbv::torch_host::prefer_expandable_segments();
   int channel_fd = ::fcntl(3, F_DUPFD_CLOEXEC, 500);
   if (channel_fd >= 0) ::close(3);
   else channel_fd = ::dup(1);

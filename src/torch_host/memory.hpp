@@ -20,13 +20,14 @@ std::string memory_tracking_start(const at::Device& device);
 // The judge's caching allocator grows its segments page by page (torch's expandable segments)
 // instead of keeping every size's blocks in segments of their own: a judge whose free cache holds
 // a tensor's size in pieces can still place the tensor (an honest ReLU at a ninth of an H100 ran
-// out of memory under strict with 8.71 GiB of such cache, bench/RESULTS.md session 30). Starts
-// CUDA (the allocator reads its configuration then), then sets it: segments made before keep
-// their kind. A PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF in the environment is the user's
-// choice and is kept. Returns whether the allocator now uses them (false off CUDA).
-// The sandbox's allocator is left as torch sets it: its outputs reach the judge through legacy
-// CUDA IPC, which cannot share memory mapped this way.
-bool prefer_expandable_segments(const at::Device& device);
+// out of memory under strict with 8.71 GiB of such cache, bench/RESULTS.md session 30). Sets
+// PYTORCH_CUDA_ALLOC_CONF in this process's environment; call before CUDA or Python starts. A
+// PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF already there is the user's choice and is kept.
+// Returns whether the environment now asks for them.
+// The sandbox's allocator is left as torch sets it (its environment is built from a list that
+// leaves these out): its outputs reach the judge through legacy CUDA IPC, which cannot share
+// memory mapped this way.
+bool prefer_expandable_segments();
 
 // Runs `forward` once (outputs kept alive until it returns, as a caller would hold them) and
 // reports the peaks above the state before the call.

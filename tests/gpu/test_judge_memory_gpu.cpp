@@ -139,16 +139,10 @@ TEST(JudgeMemoryGpu, WithASegmentPerAllocationAFragmentedCacheFailsAnAskBelowThe
 TEST(JudgeMemoryGpu, TheJudgesAllocatorPlacesAnAskThatAFragmentedCacheWouldFail) {
   ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
   ::unsetenv("PYTORCH_ALLOC_CONF");
-  ASSERT_TRUE(torch_host::prefer_expandable_segments(cuda0()));
+  ASSERT_TRUE(torch_host::prefer_expandable_segments());  // before CUDA starts, as the judge does
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   EXPECT_TRUE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments());
   EXPECT_TRUE(fragmented_ask_fits());
-}
-
-TEST(JudgeMemoryGpu, TheUsersAllocatorConfigurationIsKept) {
-  ::setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False", 1);
-  EXPECT_FALSE(torch_host::prefer_expandable_segments(cuda0()));
-  EXPECT_FALSE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments());
-  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
 }
 
 // The baseline's memory is measured in the judge, the candidate's in the sandbox, whose allocator
@@ -158,7 +152,9 @@ TEST(JudgeMemoryGpu, TheUsersAllocatorConfigurationIsKept) {
 TEST(JudgeMemoryGpu, AForwardsMemoryIsMeasuredAsTheSandboxAllocatesWithExpandableSegmentsOn) {
   ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
   ::unsetenv("PYTORCH_ALLOC_CONF");
-  ASSERT_TRUE(torch_host::prefer_expandable_segments(cuda0()));
+  ASSERT_TRUE(torch_host::prefer_expandable_segments());
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+  ASSERT_TRUE(c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments());
   torch_host::memory_tracking_start(cuda0());
   const std::int64_t bytes = std::int64_t{22} << 20;
   const MemoryUse use = torch_host::measure_forward_memory(cuda0(), [&] {

@@ -508,6 +508,7 @@ bool Judgement::shared_stages() {
     enter(Stage::tracking);
     profile::Step step("shared.tracking");
     memory_method_ = torch_host::memory_tracking_start(device_);
+    torch_host::apply_expandable_segments(device_);  // asked for in main(), before CUDA started
     torch_host::watch_out_of_memory(device_);
     torch_host::forget_out_of_memory();  // an earlier evaluation's, in a judge kept warm
     torch_host::set_out_of_memory_hook([this] { note_holders_at_failure(); });

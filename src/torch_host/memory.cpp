@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include <ATen/Context.h>
 #include <c10/core/AllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
@@ -55,6 +56,14 @@ bool prefer_expandable_segments() {
   // that set the allocator itself still ran without it on an H100, session 31).
   ::setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 1);
   return true;
+}
+
+bool apply_expandable_segments(const at::Device& device) {
+  const char* value = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+  if (!device.is_cuda() || !value || std::string(value).find("expandable_segments:True") == std::string::npos) return false;
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+  c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
+  return c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments();
 }
 
 namespace {

@@ -47,10 +47,21 @@ std::string memory_tracking_start(const at::Device& device) {
 #endif
 }
 
-bool prefer_expandable_segments() {
+namespace {
+// The allocator configuration the environment names (the user's, or the judge's own), if any.
+const char* allocator_configuration() {
   for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
-    if (const char* value = std::getenv(name); value && *value)
-      return std::string(value).find("expandable_segments:True") != std::string::npos;
+    if (const char* value = std::getenv(name); value && *value) return value;
+  return nullptr;
+}
+
+bool asks_for_expandable_segments(const char* configuration) {
+  return configuration && std::string(configuration).find("expandable_segments:True") != std::string::npos;
+}
+}  // namespace
+
+bool prefer_expandable_segments() {
+  if (const char* configuration = allocator_configuration()) return asks_for_expandable_segments(configuration);
   // In the environment, not set in the allocator: torch reads its configuration from there when
   // CUDA starts and again where its Python side starts it, over anything set before (a judge
   // that set the allocator itself still ran without it on an H100, session 31).
@@ -59,8 +70,7 @@ bool prefer_expandable_segments() {
 }
 
 bool apply_expandable_segments(const at::Device& device) {
-  const char* value = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
-  if (!device.is_cuda() || !value || std::string(value).find("expandable_segments:True") == std::string::npos) return false;
+  if (!device.is_cuda() || !asks_for_expandable_segments(allocator_configuration())) return false;
   at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
   return c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments();

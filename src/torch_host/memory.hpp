@@ -28,7 +28,7 @@ std::string memory_tracking_start(const at::Device& device);
 // leaves these out): its outputs reach the judge through legacy CUDA IPC, which cannot share
 // memory mapped this way.
 bool prefer_expandable_segments();
-// Once CUDA has started: sets the allocator to them where PYTORCH_CUDA_ALLOC_CONF asks for them,
+// Once CUDA has started: sets the allocator to them where the environment asks for them,
 // whatever torch read before (the setting in the environment alone was not checked on a GPU yet;
 // this one was, in process). Returns whether the allocator uses them.
 bool apply_expandable_segments(const at::Device& device);

@@ -157,7 +157,8 @@ std::string Judgement::judge_memory_note(const std::string& error) const {
   const auto at_failure = torch_host::last_out_of_memory();
   if (names_failure(error, at_failure))
     note = "when " + gib(at_failure->asked) + " more was asked for, the judge's tensors held " + gib(at_failure->held.allocated) +
-           " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) + "; now ";
+           " and its allocator's free cache " + gib(at_failure->held.reserved - at_failure->held.allocated) +
+           (at_failure->cache_layout.empty() ? "" : " (" + at_failure->cache_layout + ")") + "; now ";
   return note + "the judge's tensors " + gib(a.allocated) + ", its allocator's free cache " + gib(a.reserved - a.allocated) +
          ", the candidate's input blocks " + gib(shared) + " in " + std::to_string(blocks);
 }

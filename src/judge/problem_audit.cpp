@@ -1,6 +1,7 @@
 #include "judge/problem_audit.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "judge/blockwise.hpp"
@@ -30,6 +31,48 @@ at::Tensor finite_mean_like(const at::Tensor& r) {
   return (total / count.clamp_min(1).to(wide)).expand(r.sizes()).to(r.scalar_type()).contiguous();
 }
 
+// Outputs this large are audited on a sample first: a full-size trivial output is gigabytes at
+// KernelBench's sizes, and a discriminating reference (nearly every one) is told by its sample.
+constexpr std::int64_t kSampledAuditElements = std::int64_t{1} << 20;
+constexpr std::int64_t kAuditSample = std::int64_t{1} << 16;
+
+// Evenly spaced finite elements of one floating-point output, in float64 on the host; undefined
+// where the output is small, not a plain dense floating-point tensor, or has no finite sample.
+at::Tensor finite_sample(const at::Tensor& r) {
+  if (!r.defined() || r.numel() < kSampledAuditElements || !r.is_floating_point() || r.layout() != at::kStrided ||
+      !r.is_contiguous() || r.is_neg() || r._is_zerotensor())
+    return {};
+  const at::Tensor flat = r.view(-1);
+  const at::Tensor picks = at::arange(0, flat.numel(), flat.numel() / kAuditSample, flat.options().dtype(at::kLong));
+  at::Tensor sample = flat.index_select(0, picks).to(at::kDouble).cpu();
+  sample = sample.masked_select(at::isfinite(sample));
+  return sample.numel() > 0 ? sample : at::Tensor();
+}
+
+// True when a sampled element alone shows that zeros do not match the reference: its comparison
+// with 0, in float64 as compare.cpp makes it (|0 - r| > atol + rtol * |r|).
+bool sample_rules_out_zeros(const std::vector<at::Tensor>& ref, const Tolerance& tol) {
+  for (const auto& r : ref) {
+    const at::Tensor v = finite_sample(r);
+    if (v.defined() && at::gt(v.abs(), v.abs() * tol.rtol + tol.atol).any().item<bool>()) return true;
+  }
+  return false;
+}
+
+// True when two sampled elements a < b lie further apart than both their bounds together: no one
+// value is within tolerance of both, so no constant output (the mean among them) matches. The
+// margin keeps float64's rounding of the comparison itself from mattering.
+bool sample_rules_out_a_constant(const std::vector<at::Tensor>& ref, const Tolerance& tol) {
+  for (const auto& r : ref) {
+    const at::Tensor v = finite_sample(r);
+    if (!v.defined()) continue;
+    const double a = v.min().item<double>(), b = v.max().item<double>();
+    const double bounds = (tol.atol + tol.rtol * std::abs(a)) + (tol.atol + tol.rtol * std::abs(b));
+    if (b - a > bounds * (1 + 1e-9)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string trivial_pass(const std::vector<at::Tensor>& ref, const torch_host::ArgList& inputs, const Tolerance& tol,
@@ -41,11 +84,14 @@ std::string trivial_pass(const std::vector<at::Tensor>& ref, const torch_host::A
       out.push_back(given.defined() ? like(given.layout() == at::kStrided ? given : given.to_dense()) : at::Tensor());
     return out;
   };
-  if (outputs_match(ref, trivial([](const at::Tensor& r) { return at::zeros_like(r); }), tol, nan_pattern)) return "zeros";
+  if (!sample_rules_out_zeros(ref, tol) &&
+      outputs_match(ref, trivial([](const at::Tensor& r) { return at::zeros_like(r); }), tol, nan_pattern))
+    return "zeros";
   // A scalar output (a loss) always equals its own mean: the constant test needs elements.
   const bool all_scalar =
       std::all_of(ref.begin(), ref.end(), [](const at::Tensor& r) { return !r.defined() || r.numel() <= 1; });
-  if (!all_scalar && outputs_match(ref, trivial(finite_mean_like), tol, nan_pattern)) return "constant";
+  if (!all_scalar && !sample_rules_out_a_constant(ref, tol) && outputs_match(ref, trivial(finite_mean_like), tol, nan_pattern))
+    return "constant";
   if (ref.size() == 1 && ref[0].defined() && !inputs.empty() && inputs[0].is_tensor && inputs[0].tensor.defined() &&
       inputs[0].tensor.sizes() == ref[0].sizes() && inputs[0].tensor.scalar_type() == ref[0].scalar_type() &&
       inputs[0].tensor.device() == ref[0].device() && outputs_match(ref, {inputs[0].tensor}, tol, nan_pattern))

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include <ATen/Context.h>
@@ -86,7 +87,15 @@ class ExpandableSegmentsPaused {
     if (paused_) c10::CachingAllocator::setAllocatorSettings("expandable_segments:False");
   }
   ~ExpandableSegmentsPaused() {
-    if (paused_) c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
+    if (!paused_) return;
+    // The segments cudaMalloc'd while paused hold only the forward's freed blocks now: give them
+    // back, or they stay in the cache as fixed-size segments that fragment the expandable one.
+    try {
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      c10::CachingAllocator::setAllocatorSettings("expandable_segments:True");
+    } catch (const std::exception&) {
+      // a destructor must not throw; the setting's loss shows in an out-of-memory note
+    }
   }
   ExpandableSegmentsPaused(const ExpandableSegmentsPaused&) = delete;
   ExpandableSegmentsPaused& operator=(const ExpandableSegmentsPaused&) = delete;
@@ -200,8 +209,9 @@ void watch_out_of_memory(const at::Device& device) {
     at::globalContext().lazyInitDevice(at::kCUDA);
     // The allocator calls its observers with its lock released: reading its statistics is safe.
     c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver([](std::int64_t index, std::size_t asked, std::size_t, std::size_t device_free) {
-      keep_out_of_memory({allocator_bytes(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index))), static_cast<std::int64_t>(asked),
-                          static_cast<std::int64_t>(device_free), 0});
+      const at::Device device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
+      keep_out_of_memory({allocator_bytes(device), static_cast<std::int64_t>(asked), static_cast<std::int64_t>(device_free), 0,
+                          allocator_cache_layout(device)});
     });
   });
 }
@@ -210,7 +220,7 @@ void record_out_of_memory(const at::Device& device, std::int64_t asked) {
   if (!device.is_cuda()) return;
   std::size_t free_bytes = 0, total = 0;
   if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) cudaGetLastError();
-  keep_out_of_memory({allocator_bytes(device), asked, static_cast<std::int64_t>(free_bytes), 0});
+  keep_out_of_memory({allocator_bytes(device), asked, static_cast<std::int64_t>(free_bytes), 0, allocator_cache_layout(device)});
 }
 
 void set_out_of_memory_hook(std::function<void()> hook) {
@@ -226,6 +236,30 @@ std::optional<OutOfMemoryMoment> last_out_of_memory() {
 void forget_out_of_memory() {
   std::lock_guard<std::mutex> lock(g_oom_mutex);
   g_last_oom.reset();
+}
+
+std::string allocator_cache_layout(const at::Device& device) {
+  if (!device.is_cuda()) return {};
+  try {
+    const auto snapshot = c10::cuda::CUDACachingAllocator::snapshot({0, 0}, false);
+    std::size_t segments = 0, expandable = 0, largest_free = 0;
+    std::set<void*> streams;
+    for (const auto& segment : snapshot.segments) {
+      if (segment.device != device.index()) continue;
+      ++segments;
+      if (segment.is_expandable) ++expandable;
+      streams.insert(segment.stream);
+      for (const auto& block : segment.blocks)
+        if (!block.allocated) largest_free = std::max(largest_free, block.size);
+    }
+    return std::string("expandable segments ") +
+           (c10::CachingAllocator::AcceleratorAllocatorConfig::use_expandable_segments() ? "on" : "off") + "; " +
+           std::to_string(segments) + " segments (" + std::to_string(expandable) + " expandable) on " +
+           std::to_string(streams.size()) + " streams; largest free block " +
+           allocator_size_text(static_cast<std::int64_t>(largest_free));
+  } catch (const std::exception&) {
+    return {};  // a note's detail: never a reason to fail
+  }
 }
 
 std::string allocator_size_text(std::int64_t bytes) {

@@ -66,7 +66,13 @@ struct OutOfMemoryMoment {
   std::int64_t asked = 0;        // the allocation that failed
   std::int64_t device_free = 0;  // the device's free memory then, after the allocator gave back its cache
   std::uint64_t sequence = 0;    // counts the failures recorded in this process: which one this is
+  std::string cache_layout;      // how the allocator's memory lay then (allocator_cache_layout)
 };
+// How the caching allocator's segments lie on `device`: whether it maps expandable segments now,
+// how many segments (expandable ones, streams), and the largest free block, e.g. "expandable
+// segments on; 7 segments (1 expandable) on 2 streams; largest free block 1.20 GiB". Free cache
+// that cannot serve an allocation is told apart by it: a free block too small, or another stream's.
+std::string allocator_cache_layout(const at::Device& device);
 // Starts recording them (CUDA; once per process, later calls do nothing).
 void watch_out_of_memory(const at::Device& device);
 std::optional<OutOfMemoryMoment> last_out_of_memory();

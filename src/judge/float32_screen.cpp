@@ -30,6 +30,12 @@ bool screenable(const at::Tensor& ref_flat, const at::Tensor& cand_flat, const T
   return tol.atol >= 1e-30 && tol.atol <= 1e30 && (tol.rtol == 0 || (tol.rtol >= 1e-30 && tol.rtol <= 1));
 }
 
+// Figures per row, the kernel's and the operators' alike.
+constexpr int kFigures = 4;
+#ifdef KBV_HAVE_JUDGE_KERNELS
+static_assert(kFigures == kScreenFigures, "the kernel's rows and the operators' differ");
+#endif
+
 // Rows of (worst margin to the pass bound, past the fail bound, max |c - r|, max relative error),
 // one per chunk or block, made into the screen's answer.
 Screen combine(const at::Tensor& rows) {
@@ -39,10 +45,11 @@ Screen combine(const at::Tensor& rows) {
   at::Tensor all = rows.to(at::kDouble).cpu().contiguous();
   const double* v = all.data_ptr<double>();
   for (std::int64_t k = 0; k < all.size(0); ++k) {
-    if (v[4 * k + 1] > 0) return {Screened::fail};
-    if (!(v[4 * k] <= 0)) out.result = Screened::unsure;
-    out.max_abs = std::max(out.max_abs, v[4 * k + 2]);
-    out.max_rel = std::max(out.max_rel, v[4 * k + 3]);
+    const double* row = v + kFigures * k;
+    if (row[1] > 0) return {Screened::fail};
+    if (!(row[0] <= 0)) out.result = Screened::unsure;
+    out.max_abs = std::max(out.max_abs, row[2]);
+    out.max_rel = std::max(out.max_rel, row[3]);
   }
   return out;
 }
@@ -76,7 +83,7 @@ std::optional<Screen> screen_with_kernel(const at::Tensor& ref_flat, const at::T
                             : ref_flat.scalar_type() == at::kHalf ? ScreenDtype::float16
                                                                   : ScreenDtype::bfloat16;
   // NaN until a block writes its row: rows a kernel never wrote read as unsure, never as a pass.
-  at::Tensor partials = at::full({screen_blocks(n), kScreenFigures}, NAN, ref_flat.options().dtype(at::kFloat));
+  at::Tensor partials = at::full({screen_blocks(n), kFigures}, NAN, ref_flat.options().dtype(at::kFloat));
   const auto stream = c10::cuda::getCurrentCUDAStream(ref_flat.device().index());
   if (!launch_screen(ref_flat.data_ptr(), cand_flat.data_ptr(), n, dtype, static_cast<float>(tol.atol),
                      static_cast<float>(tol.rtol), static_cast<float>(1.0 - kScreenMargin),

@@ -103,6 +103,7 @@ if [[ " $STEPS " == *" hacks "* ]]; then
     local f=examples/hacks/$1.py name=$1 problem
     problem=$(grep -o "examples/problems/level1/[0-9A-Za-z_]*\.py" "$f" | head -1)
     [ "$name" = degenerate_zeros ] && problem=examples/hacks/degenerate_problem.py
+    [ "$name" = skip_reinit_to_flag_degenerate ] && problem=examples/hacks/degenerate_unless_reinit_problem.py
     [ -n "$problem" ] || { echo "$name: no problem path in its docstring"; return; }
     for protocol in standard strict; do
       "$BUILD/bin/kbv" eval "$problem" "$f" --device cuda:0 --protocol "$protocol" --time-budget 2 \
@@ -112,7 +113,7 @@ if [[ " $STEPS " == *" hacks "* ]]; then
   export -f hack; export BUILD OUT KBV_HACKS_RUN_TIMEOUT
   # KBV_HACKS_JOBS > 1 shares the GPU between hacks: their outcomes stand, their speedups do not.
   for f in examples/hacks/${KBV_HACKS_FILTER:-*}.py; do
-    name=$(basename "$f" .py); [ "$name" = degenerate_problem ] || echo "$name"
+    name=$(basename "$f" .py); [[ "$name" == *_problem ]] || echo "$name"
   done | xargs -P "${KBV_HACKS_JOBS:-1}" -I{} bash -c 'hack {}'
   "$PY" scripts/summarize_verdicts.py "$OUT"/hacks/v_*.json | tee "$OUT/hacks_summary.md"
   for v in "$OUT"/hacks/v_*.json; do  # where a timed-out one was stuck (the worker's stack dump)

@@ -158,7 +158,7 @@ void Judgement::check_candidate_call(const std::string& dist, const CallOutputs&
                                                std::to_string(out.aliased_inputs[i]));
 }
 
-void Judgement::flag_degenerate(const CorrectnessResult& result) {
+void Judgement::flag_degenerate(const CorrectnessResult& result, bool skipped_for_the_candidate) {
   std::vector<std::string> trivial;
   int compared = 0;
   for (const auto& d : result.distributions) {
@@ -166,7 +166,14 @@ void Judgement::flag_degenerate(const CorrectnessResult& result) {
     ++compared;
     if (!d.trivial_pass.empty()) trivial.push_back(d.name + " (" + d.trivial_pass + ")");
   }
-  if (compared > 0 && static_cast<int>(trivial.size()) == compared)
+  // The flag speaks of the problem (one strict verdict with it drops the problem from every
+  // candidate's figures): a draw skipped for what the candidate is (ModelNew's parameters do not
+  // cover Model's, so reinit_params is not drawn) leaves the audit incomplete, and a candidate must
+  // not make a problem degenerate by leaving out the draw that discriminates.
+  if (compared > 0 && static_cast<int>(trivial.size()) == compared && skipped_for_the_candidate)
+    warn("a trivial output passes every distribution drawn, but not every distribution was drawn (the candidate's "
+         "parameters left reinit_params out): " + join(trivial));
+  else if (compared > 0 && static_cast<int>(trivial.size()) == compared)
     flag(FlagName::degenerate, "a trivial output passes every distribution: " + join(trivial));
   else if (!trivial.empty())
     warn("non-discriminative distributions (a trivial output passes): " + join(trivial));
@@ -205,6 +212,9 @@ std::string Judgement::audited_trivial_pass(const DistributionSpec& spec, const 
     if (life_.trivial_passes.size() < 4096) life_.trivial_passes.emplace(key, passes);
     return passes;
   } catch (const std::exception& e) {
+    // Starved by the sandbox's hoard, the audit's failure is the candidate's: otherwise a candidate
+    // returning zeros could keep a degenerate problem unflagged by filling the device first.
+    if (auto end = hoard_ending(e.what())) throw *end;
     warn(spec.name + ": the degenerate-problem audit could not run: " + first_line(e.what()));
     return "";
   }
@@ -225,6 +235,7 @@ void Judgement::check_correctness() {
   std::optional<std::string> beyond_half_range;
   int other_failures = 0;
   std::string weights = "init";  // Model's parameters: as built (this protocol's build_reference) or re-drawn
+  bool skipped_for_the_candidate = false;  // a draw left out for what ModelNew is
   for (const auto& spec : correctness_distributions()) {
     DistributionResult d;
     d.name = spec.name;
@@ -241,6 +252,7 @@ void Judgement::check_correctness() {
       }
       if (!covered) {
         skip = true;
+        skipped_for_the_candidate = skipped_for_the_candidate || !model_state.empty();
         d.reason = model_state.empty() ? "Model has no parameters or buffers"
                                        : "ModelNew has no same-named, same-shaped entry for every entry of Model";
       } else {
@@ -356,7 +368,7 @@ void Judgement::check_correctness() {
     result.distributions.push_back(d);
   }
   if (beyond_half_range && other_failures == 0) flag(FlagName::lower_precision, *beyond_half_range);
-  flag_degenerate(result);
+  flag_degenerate(result, skipped_for_the_candidate);
   verdict_.correctness = result;
   if (failure) throw *failure;
   if (result.skipped.size() == result.distributions.size())

@@ -218,6 +218,32 @@ std::optional<HoardEvidence> Judgement::hoard_evidence(const DeviceHolders& hold
   return e;
 }
 
+// Why the sandbox is to blame for the judge's out-of-memory `reason`: over its share of the device,
+// or holding more than an honest candidate by at least what the judge lacked.
+std::string Judgement::starvation_evidence(const DeviceHolders& h, const std::optional<HoardEvidence>& hoard, const std::string& when,
+                                           const std::string& reason) const {
+  if (sandbox_over_share(h) || !hoard) return over_share_evidence(h, when, reason);
+  return "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
+         " more than an honest candidate holds here (" + gib(hoard->allowance) +
+         ": twice the reference's weights and forward peak, and 0.50 GiB); with no more than that, the "
+         "judge's allocation would have fit" +
+         (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " + first_line(reason, 300);
+}
+
+std::optional<Ending> Judgement::hoard_ending(const std::string& error) {
+  if (!is_out_of_memory(error)) return std::nullopt;
+  std::optional<torch_host::OutOfMemoryMoment> failure;
+  const std::optional<DeviceHolders> h = holders_for(error, &failure);
+  if (!h) return std::nullopt;
+  std::optional<HoardEvidence> hoard;
+  if (!sandbox_over_share(*h)) hoard = hoard_evidence(*h, failure);
+  if (oom_blame(Outcome::internal_error, true, h, /*reference_ran=*/true, hoard) != OomBlame::candidate) return std::nullopt;
+  const std::string evidence =
+      starvation_evidence(*h, hoard, failure ? "when the judge's allocation failed" : "when the judge's step had failed", error);
+  flag(FlagName::judge_starved, evidence);
+  return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
+}
+
 void Judgement::blame_starvation() {
   try {
     if (!is_out_of_memory(verdict_.reason)) return;
@@ -230,16 +256,7 @@ void Judgement::blame_starvation() {
       case OomBlame::as_it_stands:
         return;
       case OomBlame::candidate: {
-        std::string evidence;
-        if (sandbox_over_share(*h))
-          evidence = over_share_evidence(*h, when, verdict_.reason);
-        else
-          evidence = "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
-                     " more than an honest candidate holds here (" + gib(hoard->allowance) +
-                     ": twice the reference's weights and forward peak, and 0.50 GiB); with no more than that, the "
-                     "judge's allocation would have fit" +
-                     (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " +
-                     first_line(verdict_.reason, 300);
+        const std::string evidence = starvation_evidence(*h, hoard, when, verdict_.reason);
         flag(FlagName::judge_starved, evidence);
         verdict_.outcome = Outcome::runtime_error;
         verdict_.reason = "judge_starved: " + evidence;

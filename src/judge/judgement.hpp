@@ -233,6 +233,12 @@ class Judgement {
   // the device: the candidate's outcome (runtime_error, flag judge_starved). nullopt otherwise.
   // `any_failure`: whatever the error says (a library under memory pressure may not say so).
   std::optional<Ending> starvation_ending(const std::string& what, bool any_failure = false);
+  // The candidate's ending (runtime_error, judge_starved) when the judge's own out-of-memory `error`
+  // is the sandbox's doing by the rule blame_starvation applies at the end; nullopt otherwise. For a
+  // step whose failure the judge would otherwise only warn about (the degenerate audit).
+  std::optional<Ending> hoard_ending(const std::string& error);
+  std::string starvation_evidence(const DeviceHolders& h, const std::optional<HoardEvidence>& hoard, const std::string& when,
+                                  const std::string& reason) const;
   // The holders when the allocation `error` reports failed (the out-of-memory hook's reading; that
   // failure into `*failure`), else as they are now (`*failure` empty); nullopt without driver figures.
   std::optional<DeviceHolders> holders_for(const std::string& error, std::optional<torch_host::OutOfMemoryMoment>* failure);
@@ -332,7 +338,7 @@ class Judgement {
   std::vector<at::Tensor> float64_outputs(const ArgList& inputs);
   NumericsCheck numerics_against_truth(const ArgList& inputs, const std::vector<at::Tensor>& ref,
                                        const std::vector<at::Tensor>& ref_tf32, const std::vector<at::Tensor>& out);
-  void flag_degenerate(const CorrectnessResult& result);
+  void flag_degenerate(const CorrectnessResult& result, bool skipped_for_the_candidate);
   // trivial_pass of `spec`'s draw, from the judge's earlier candidates when one had the same draw.
   // `weights`: Model's parameters as built ("init") or as a reinit_params draw left them.
   std::string audited_trivial_pass(const DistributionSpec& spec, const std::string& weights, const ArgList& inputs,

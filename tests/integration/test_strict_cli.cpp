@@ -262,6 +262,18 @@ TEST(StrictCli, DegenerateProblemIsFlagged) {
   EXPECT_TRUE(flags_of(r).count("degenerate")) << r.context();
 }
 
+// A candidate cannot make a problem degenerate by leaving out the draw that discriminates: without
+// parameters of Model's names, strict skips reinit_params, and zeros pass every other draw of a
+// problem whose zero-initialised bias only that draw sets. The same problem with a candidate that
+// has the parameter is audited on every draw and is not degenerate.
+TEST(StrictCli, ADrawSkippedForTheCandidateLeavesTheProblemUnflagged) {
+  const std::string problem = kHacks + "degenerate_unless_reinit_problem.py";
+  auto r = eval_hack(problem, "skip_reinit_to_flag_degenerate.py", "strict");
+  EXPECT_EQ(r.outcome(), "correct") << r.context();
+  EXPECT_FALSE(flags_of(r).count("degenerate")) << r.context();
+  EXPECT_NE(r.verdict.dump().find("not every distribution was drawn"), std::string::npos) << r.context();
+}
+
 // The same ReLU problem is non-degenerate under strict: its mixed-sign draws discriminate.
 TEST(StrictCli, StrictDistributionsDiscriminateReLU) {
   auto r = eval_honest_extension("strict");

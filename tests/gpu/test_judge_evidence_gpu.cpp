@@ -72,7 +72,8 @@ TEST(GpuJudgeEvidence, HonestCudaCandidatesKeepTheirFiguresAndNoNewFlag) {
 // tensors to a twelfth of the device, so the test fails on any device when the judge's working
 // set grows back past what it holds now.
 // A ReLU problem whose input and output are each 1/`divisor` of the device's memory.
-std::filesystem::path write_device_sized_relu(const testing::FreshTempDir& dir, int divisor) {
+std::filesystem::path write_device_sized_relu(const testing::FreshTempDir& dir, int divisor,
+                                              const std::string& forward = "torch.relu(x)") {
   const auto problem = dir.path / "large_relu.py";
   std::ofstream(problem) << R"(import torch
 import torch.nn as nn
@@ -80,7 +81,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     def forward(self, x):
-        return torch.relu(x)
+        return )" << forward << R"(
 
 
 n = torch.cuda.get_device_properties(0).total_memory // )"
@@ -154,6 +155,35 @@ TEST(GpuJudgeEvidence, AHoardBelowTheShareThatStarvesTheJudgeIsTheCandidatesOutc
   }
   // Otherwise the problem no longer sizes the judge's need to the device, and the test shows nothing.
   EXPECT_GT(starved, 0) << "no variant made the judge run short";
+}
+
+// The degenerate audit builds full-size zeros for a reference near zero: a hoard that makes that
+// allocation fail must not keep the problem from its flag while the zeros it returns are correct.
+TEST(GpuJudgeEvidence, AHoardCannotKeepADegenerateProblemUnflagged) {
+  testing::FreshTempDir dir("kbv-hoard-degenerate");
+  const auto problem = write_device_sized_relu(dir, 8, "1e-5 * torch.tanh(x)");
+  std::ifstream in(kAttacks + "hoard_under_share.py");
+  const std::string attack((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string mode : {"live", "cache"}) {
+    SCOPED_TRACE(mode);
+    const auto candidate = dir.path / ("hoard_" + mode + ".py");
+    std::string text = attack;
+    text.replace(text.find("MODE = \"live\""), std::string("MODE = \"live\"").size(), "MODE = \"" + mode + "\"");
+    std::ofstream(candidate) << text;
+    auto r = testing::run_kbv_eval({problem.string(), candidate.string(), "--protocol", "strict", "--no-timing",
+                                    "--run-timeout", "300"},
+                                   "cuda:0");
+    ASSERT_TRUE(r.verdict.is_object()) << r.context();
+    std::cout << "hoard on a degenerate problem, " << mode << ": " << r.outcome() << ": "
+              << r.verdict.value("reason", std::string()).substr(0, 800) << "\n";
+    EXPECT_NE(r.outcome(), "internal_error") << r.context();
+    EXPECT_NE(r.outcome(), "problem_error") << r.context();
+    if (r.outcome() == "correct") {
+      EXPECT_TRUE(all_flags(r).count("degenerate")) << r.context();
+    } else if (r.outcome() == "runtime_error") {
+      EXPECT_TRUE(all_flags(r).count("judge_starved")) << r.context();
+    }
+  }
 }
 
 // The hoard held by the sandbox's unreaped child (a zombie whose context a holder keeps): the

@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "judge/profile.hpp"
 
 #ifdef KBV_HAVE_JUDGE_KERNELS
 #include "judge/float32_screen_kernel.hpp"
@@ -87,8 +91,17 @@ std::optional<Screen> screen_with_kernel(const at::Tensor& ref_flat, const at::T
   const auto stream = c10::cuda::getCurrentCUDAStream(ref_flat.device().index());
   if (!launch_screen(ref_flat.data_ptr(), cand_flat.data_ptr(), n, dtype, static_cast<float>(tol.atol),
                      static_cast<float>(tol.rtol), static_cast<float>(1.0 - kScreenMargin),
-                     static_cast<float>(1.0 + kScreenMargin), partials.data_ptr<float>(), stream.stream()))
+                     static_cast<float>(1.0 + kScreenMargin), partials.data_ptr<float>(), stream.stream())) {
+    // Correct either way, but ten times slower at large sizes: said once in the judge's log, and
+    // each fallback counted in its profile (compare.screen.operators).
+    static std::once_flag said;
+    std::call_once(said, [] {
+      std::cerr << "kbv-judge: the comparisons' screen kernel cannot run on this device (no image for its "
+                   "architecture); comparing with torch's operators\n";
+    });
+    profile::Step step("compare.screen.operators");
     return std::nullopt;
+  }
   return combine(partials);
 }
 #endif

@@ -170,10 +170,11 @@ void Judgement::flag_degenerate(const CorrectnessResult& result, bool skipped_fo
   // candidate's figures): a draw skipped for what the candidate is (ModelNew's parameters do not
   // cover Model's, so reinit_params is not drawn) leaves the audit incomplete, and a candidate must
   // not make a problem degenerate by leaving out the draw that discriminates.
-  if (compared > 0 && static_cast<int>(trivial.size()) == compared && skipped_for_the_candidate)
+  const bool all_trivial = compared > 0 && static_cast<int>(trivial.size()) == compared;
+  if (all_trivial && skipped_for_the_candidate)
     warn("a trivial output passes every distribution drawn, but not every distribution was drawn (the candidate's "
          "parameters left reinit_params out): " + join(trivial));
-  else if (compared > 0 && static_cast<int>(trivial.size()) == compared)
+  else if (all_trivial)
     flag(FlagName::degenerate, "a trivial output passes every distribution: " + join(trivial));
   else if (!trivial.empty())
     warn("non-discriminative distributions (a trivial output passes): " + join(trivial));

@@ -37,6 +37,18 @@ std::string over_share_evidence(const DeviceHolders& h, const std::string& when,
          when + ": " + first_line(what, 300);
 }
 
+// Why the sandbox is to blame for the judge's out-of-memory `reason`: over its share of the device,
+// or holding more than an honest candidate by at least what the judge lacked.
+std::string starvation_evidence(const DeviceHolders& h, const std::optional<HoardEvidence>& hoard, const std::string& when,
+                                const std::string& reason) {
+  if (sandbox_over_share(h) || !hoard) return over_share_evidence(h, when, reason);
+  return "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
+         " more than an honest candidate holds here (" + gib(hoard->allowance) +
+         ": twice the reference's weights and forward peak, and 0.50 GiB); with no more than that, the "
+         "judge's allocation would have fit" +
+         (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " + first_line(reason, 300);
+}
+
 // The recorded failure is the one `error` reports: its size as torch writes it.
 bool names_failure(const std::string& error, const std::optional<torch_host::OutOfMemoryMoment>& failure) {
   return failure && error.find("Tried to allocate " + torch_host::allocator_size_text(failure->asked)) != std::string::npos;
@@ -218,28 +230,21 @@ std::optional<HoardEvidence> Judgement::hoard_evidence(const DeviceHolders& hold
   return e;
 }
 
-// Why the sandbox is to blame for the judge's out-of-memory `reason`: over its share of the device,
-// or holding more than an honest candidate by at least what the judge lacked.
-std::string Judgement::starvation_evidence(const DeviceHolders& h, const std::optional<HoardEvidence>& hoard, const std::string& when,
-                                           const std::string& reason) const {
-  if (sandbox_over_share(h) || !hoard) return over_share_evidence(h, when, reason);
-  return "the candidate's processes held " + gib(hoard->held) + " " + when + ", " + gib(hoard->held - hoard->allowance) +
-         " more than an honest candidate holds here (" + gib(hoard->allowance) +
-         ": twice the reference's weights and forward peak, and 0.50 GiB); with no more than that, the "
-         "judge's allocation would have fit" +
-         (hoard->shortfall > 0 ? " (it lacked " + gib(hoard->shortfall) + ")" : std::string()) + ": " + first_line(reason, 300);
+Judgement::StarvationReading Judgement::read_starvation(const std::string& error) {
+  StarvationReading r;
+  std::optional<torch_host::OutOfMemoryMoment> failure;  // the one `error` reports, read by the hook
+  r.holders = holders_for(error, &failure);
+  if (r.holders && !sandbox_over_share(*r.holders)) r.hoard = hoard_evidence(*r.holders, failure);
+  r.when = failure ? "when the judge's allocation failed" : "when the judge's step had failed";
+  return r;
 }
 
 std::optional<Ending> Judgement::hoard_ending(const std::string& error) {
   if (!is_out_of_memory(error)) return std::nullopt;
-  std::optional<torch_host::OutOfMemoryMoment> failure;
-  const std::optional<DeviceHolders> h = holders_for(error, &failure);
-  if (!h) return std::nullopt;
-  std::optional<HoardEvidence> hoard;
-  if (!sandbox_over_share(*h)) hoard = hoard_evidence(*h, failure);
-  if (oom_blame(Outcome::internal_error, true, h, /*reference_ran=*/true, hoard) != OomBlame::candidate) return std::nullopt;
-  const std::string evidence =
-      starvation_evidence(*h, hoard, failure ? "when the judge's allocation failed" : "when the judge's step had failed", error);
+  const StarvationReading r = read_starvation(error);
+  if (!r.holders || oom_blame(Outcome::internal_error, true, r.holders, /*reference_ran=*/true, r.hoard) != OomBlame::candidate)
+    return std::nullopt;
+  const std::string evidence = starvation_evidence(*r.holders, r.hoard, r.when, error);
   flag(FlagName::judge_starved, evidence);
   return Ending{Outcome::runtime_error, "judge_starved: " + evidence};
 }
@@ -247,16 +252,13 @@ std::optional<Ending> Judgement::hoard_ending(const std::string& error) {
 void Judgement::blame_starvation() {
   try {
     if (!is_out_of_memory(verdict_.reason)) return;
-    std::optional<torch_host::OutOfMemoryMoment> failure;  // the one the reason reports, read by the hook
-    const std::optional<DeviceHolders> h = holders_for(verdict_.reason, &failure);
-    std::optional<HoardEvidence> hoard;
-    if (h && !sandbox_over_share(*h)) hoard = hoard_evidence(*h, failure);
-    const std::string when = failure ? "when the judge's allocation failed" : "when the judge's step had failed";
-    switch (oom_blame(verdict_.outcome, true, h, reference_ran_, hoard)) {
+    const StarvationReading r = read_starvation(verdict_.reason);
+    const std::optional<DeviceHolders>& h = r.holders;
+    switch (oom_blame(verdict_.outcome, true, h, reference_ran_, r.hoard)) {
       case OomBlame::as_it_stands:
         return;
       case OomBlame::candidate: {
-        const std::string evidence = starvation_evidence(*h, hoard, when, verdict_.reason);
+        const std::string evidence = starvation_evidence(*h, r.hoard, r.when, verdict_.reason);
         flag(FlagName::judge_starved, evidence);
         verdict_.outcome = Outcome::runtime_error;
         verdict_.reason = "judge_starved: " + evidence;

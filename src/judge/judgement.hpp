@@ -237,8 +237,15 @@ class Judgement {
   // is the sandbox's doing by the rule blame_starvation applies at the end; nullopt otherwise. For a
   // step whose failure the judge would otherwise only warn about (the degenerate audit).
   std::optional<Ending> hoard_ending(const std::string& error);
-  std::string starvation_evidence(const DeviceHolders& h, const std::optional<HoardEvidence>& hoard, const std::string& when,
-                                  const std::string& reason) const;
+  // What the blame of an out-of-memory `error` weighs: the device's holders at that failure (or
+  // now), the sandbox's hoard against an honest allowance where it is under its share, and when
+  // they were read (words for the evidence).
+  struct StarvationReading {
+    std::optional<DeviceHolders> holders;
+    std::optional<HoardEvidence> hoard;
+    std::string when;
+  };
+  StarvationReading read_starvation(const std::string& error);
   // The holders when the allocation `error` reports failed (the out-of-memory hook's reading; that
   // failure into `*failure`), else as they are now (`*failure` empty); nullopt without driver figures.
   std::optional<DeviceHolders> holders_for(const std::string& error, std::optional<torch_host::OutOfMemoryMoment>* failure);

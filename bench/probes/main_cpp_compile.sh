@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # What a leaner main.cpp would save (session 19): load_inline's main.cpp for one function, compiled
-# with torch/extension.h as torch writes it, and with a prelude of torch/types.h, Exceptions.h
-# (wrap_pybind_function) and utils/pybind.h (the Tensor caster) in its place; each without and
+# with torch/extension.h as torch writes it, and with kbv's lean binding (torch/python.h's includes
+# less the C++ frontend: src/core/binding_prelude.hpp) in its place; each without and
 # with a precompiled header, g++ with torch's flags for main.cpp (no -O, as load_inline). CPU
 # seconds (user + system) of each compile, and the weak symbols each object emits.
 #   bench/probes/main_cpp_compile.sh [WORKDIR]
 set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)/src/core/binding_prelude.hpp
 w=${1:-/tmp/kbv-main-cpp-probe}; mkdir -p "$w/pch/torch"; cd "$w"
 py=$(command -v python3)
 T=$("$py" -c 'import torch.utils.cpp_extension as c; print(c.include_paths()[0])')
@@ -15,7 +16,8 @@ F=(-DTORCH_EXTENSION_NAME=probe_ext -DTORCH_API_INCLUDE_EXTENSION_H -isystem "$T
 body='torch::Tensor relu_cuda(torch::Tensor x);
 PYBIND11_MODULE(probe_ext, m) { m.def("relu_cuda", torch::wrap_pybind_function(relu_cuda), "relu_cuda"); }'
 printf '#include <torch/extension.h>\n%s\n' "$body" > full.cpp
-printf '#pragma once\n#include <torch/types.h>\n#include <torch/csrc/Exceptions.h>\n#include <torch/csrc/utils/pybind.h>\n' > prelude.h
+# kbv's lean binding as the sandbox uses it (src/core/binding_prelude.hpp's list).
+{ echo '#pragma once'; sed -n '/kBindingHeaders = {/,/};/p' "$src" | grep -o '"[^"]*"' | tr -d '"' | sed 's/.*/#include <&>/'; } > prelude.h
 printf '#include <prelude.h>\n%s\n' "$body" > lean.cpp
 t() { /usr/bin/time -f "$1: %U + %S s of CPU" c++ "${F[@]}" "${@:2}" 2>&1 | grep -v "pragma once\|\^~\||" | tail -1; }
 t "torch/extension.h, no PCH" -c full.cpp -o full.o

@@ -32,7 +32,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Provenance, kbv_version, git_com
                                                 argv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExtensionBuild, requested_name, unique_name,
                                                 build_dir, seconds, cuda, extension_h_left_out,
-                                                lean_prelude)
+                                                lean_prelude, lean_binding)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BuildResult, seconds, build_dir, log_path, log_tail,
                                                 extensions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NumericsCheck, factor, candidate_max_abs_err, eager_max_abs_err,

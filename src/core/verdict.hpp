@@ -66,6 +66,8 @@ struct ExtensionBuild {
   bool extension_h_left_out = false;
   // ... and with torch/types.h less the operators it does not name (the lean prelude).
   bool lean_prelude = false;
+  // Its main.cpp compiled with torch/extension.h less the C++ frontend (the lean binding).
+  bool lean_binding = false;
 };
 
 struct BuildResult {

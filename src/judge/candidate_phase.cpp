@@ -79,6 +79,7 @@ std::vector<ExtensionBuild> parse_extensions(const nlohmann::json& reply) {
     b.cuda = f.boolean("cuda");
     b.extension_h_left_out = f.has("extension_h_left_out") && f.boolean("extension_h_left_out");
     b.lean_prelude = f.has("lean_prelude") && f.boolean("lean_prelude");
+    b.lean_binding = f.has("lean_binding") && f.boolean("lean_binding");
     out.push_back(b);
   }
   return out;

@@ -37,10 +37,11 @@ namespace {
 // How long the watchdog lets the judge overrun a deadline, or stay held after the sandbox ended.
 constexpr std::chrono::seconds kWatchdogGrace{10};
 
-// The sandbox compiles a load_inline CUDA source with its lean torch/types.h first
-// (sandbox/build_hooks) unless KBV_LEAN_PRELUDE=off: for measuring, A against B.
-bool lean_prelude_wanted() {
-  const char* env = std::getenv("KBV_LEAN_PRELUDE");
+// The sandbox compiles a load_inline CUDA source with its lean torch/types.h first, and main.cpp
+// with its lean binding (sandbox/build_hooks), unless KBV_LEAN_PRELUDE / KBV_LEAN_BINDING=off:
+// for measuring, A against B.
+bool lean_wanted(const char* variable) {
+  const char* env = std::getenv(variable);
   return !(env && std::string_view(env) == "off");
 }
 
@@ -152,7 +153,7 @@ void Judgement::start_runners(bool ahead) {
                       {"tf32", protocol_tf32()},
                       {"candidate", {{"path", own_copy}, {"module", "kbv_candidate"}}},
                       {"build", {{"dir", cache_.dir}, {"source_hash", hash}, {"log", cache_.log}, {"cuda_arch", device_free ? job_.build_cuda_arch : ""}, {"torch_pch", pch},
-                                 {"lean_prelude", lean_prelude_wanted()}}},
+                                 {"lean_prelude", lean_wanted("KBV_LEAN_PRELUDE")}, {"lean_binding", lean_wanted("KBV_LEAN_BINDING")}}},
                       {"build_only", job_.build_only},
                       {"device_free", device_free},
                       {"arena_bytes", arena}};

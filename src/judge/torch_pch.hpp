@@ -11,6 +11,10 @@
 // one key gets the same `-I<folder>` whether the PCH exists yet or not, so torch's rebuild
 // signature never depends on it; g++ uses a variant only when it is valid for the compile (same
 // -O level, macros), else it parses the header as before.
+//
+// Beside it, kbv/binding.h (core/binding_prelude.hpp: torch/extension.h less the C++ frontend,
+// which load_inline's main.cpp is compiled with where it can be) and its own three variants; the
+// header is written with the folder, so a build finds it whether its PCH is made yet or not.
 #include <string>
 
 namespace kbv::judge {
@@ -20,9 +24,9 @@ namespace kbv::judge {
 // can write is no place for what every build reads.
 std::string torch_pch_dir(const std::string& build_root);
 
-// Makes the missing variants (-O0, -O2, -O3) in torch_pch_dir(build_root) under a lock: each is
-// compiled aside, checked by a compile that must use it, then renamed in whole. `summary` gets
-// one JSON object. Returns 0 when the -O0 variant is present afterwards.
+// Makes the missing variants (-O0, -O2, -O3) of both headers in torch_pch_dir(build_root) under a
+// lock: each is compiled aside, checked by a compile that must use it, then renamed in whole. `summary` gets
+// one JSON object. Returns 0 when torch/extension.h's -O0 variant is present afterwards.
 int make_torch_pch(const std::string& build_root, std::string* summary);
 
 }  // namespace kbv::judge

@@ -11,7 +11,9 @@
 //  - on a CPU device, refuses CUDA sources at once (KbvNeedsCuda) instead of building for nothing;
 //  - compiles a load_inline CUDA source with a lean torch/types.h (only the operators it names)
 //    where that compiles, else without its own #include <torch/extension.h> (half of nvcc's work;
-//    load_inline's torch/types.h stays), else as written.
+//    load_inline's torch/types.h stays), else as written;
+//  - compiles load_inline's main.cpp with torch/extension.h less the C++ frontend
+//    (core/binding_prelude.hpp) where that compiles, else as written.
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@ struct BuildHookConfig {
   std::string cuda_arch;       // "9.0"; empty leaves TORCH_CUDA_ARCH_LIST alone
   std::string torch_pch;       // the judge's precompiled torch/extension.h folder (judge/torch_pch.hpp)
   bool lean_prelude = true;    // try the lean torch/types.h first (off: tests of the steps after it)
+  bool lean_binding = true;    // main.cpp with kbv/binding.h in place of torch/extension.h first
 };
 
 class BuildHooks {

@@ -27,7 +27,8 @@ nlohmann::json extensions_json(const BuildHooks& hooks) {
   for (const auto& e : hooks.extensions())
     out.push_back({{"requested_name", e.requested_name}, {"unique_name", e.unique_name}, {"build_dir", e.build_dir},
                    {"seconds", e.seconds}, {"cuda", e.cuda},
-                   {"extension_h_left_out", e.extension_h_left_out}, {"lean_prelude", e.lean_prelude}});
+                   {"extension_h_left_out", e.extension_h_left_out}, {"lean_prelude", e.lean_prelude},
+                   {"lean_binding", e.lean_binding}});
   return out;
 }
 
@@ -55,7 +56,8 @@ nlohmann::json CandidateHost::set_up(const ipc::Fields& hello) {
   }
   BuildHookConfig config{build.str("dir"), build.str("source_hash", 128), build.str("log"), device_.is_cuda(),
                          hello.has("device_free") && hello.boolean("device_free"), arch, build.str("torch_pch"),
-                         !build.has("lean_prelude") || build.boolean("lean_prelude")};
+                         !build.has("lean_prelude") || build.boolean("lean_prelude"),
+                         !build.has("lean_binding") || build.boolean("lean_binding")};
   try {
     auto start = std::chrono::steady_clock::now();
     hooks_.emplace(config);

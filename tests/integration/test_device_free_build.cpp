@@ -26,12 +26,14 @@ std::string read_file(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// The CUDA source load_inline wrote for the (one) extension built under `dir`.
-std::string read_cuda_source(const std::string& dir) {
+// The file `name` load_inline wrote for the (one) extension built under `dir` (cuda.cu, main.cpp).
+std::string read_named(const std::string& dir, const std::string& name) {
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename() == "cuda.cu") return read_file(e.path());
+    if (e.path().filename() == name) return read_file(e.path());
   return "";
 }
+
+std::string read_cuda_source(const std::string& dir) { return read_named(dir, "cuda.cu"); }
 
 // Imports the one extension module built under `dir` in a plain interpreter (no GPU here) and
 // calls `function` on a CPU tensor: what it printed (the error the host code raised, or "ok").
@@ -78,9 +80,31 @@ TEST(DeviceFreeBuild, ACudaExtensionBuildsForTheGivenArchitectureWithNoGpu) {
   EXPECT_NE(cu.find("#include <ATen/ops/empty_like.h>"), std::string::npos) << cu.substr(0, 4000);
   EXPECT_EQ(cu.find("#include <torch/types.h>"), std::string::npos) << cu.substr(0, 400);
   EXPECT_EQ(cu.find("\n#include <torch/extension.h>"), std::string::npos) << cu.substr(0, 400);
-  // Built lean, it loads (no symbol the lean header declared and left undefined) and its host
-  // code runs: relu_cuda's own check of its input is what a CPU tensor meets.
+  // main.cpp with torch/extension.h less the C++ frontend (the lean binding).
+  EXPECT_TRUE(r.verdict["build"]["extensions"][0].value("lean_binding", false)) << r.context();
+  const std::string main_cpp = read_named(r.verdict["build"]["build_dir"].get<std::string>(), "main.cpp");
+  EXPECT_NE(main_cpp.find("(lean binding)"), std::string::npos) << main_cpp.substr(0, 600);
+  EXPECT_EQ(main_cpp.find("#include <torch/extension.h>"), std::string::npos) << main_cpp.substr(0, 600);
+  // Built lean, it loads (no symbol the lean headers declared and left undefined), its binding
+  // converts the tensor and its host code runs: relu_cuda's own check of its input is what a CPU
+  // tensor meets, and the binding turns it into the RuntimeError torch's would.
   EXPECT_EQ(import_and_call(r.verdict["build"]["build_dir"].get<std::string>(), "relu_cuda"), "relu_cuda: x must be a CUDA tensor");
+}
+
+// A main.cpp that needs a name of the C++ frontend kbv's pre-check does not know is compiled
+// again with torch/extension.h: built, not a compile_error, and its binding works.
+TEST(DeviceFreeBuild, AMainCppThatNeedsTheFrontendIsCompiledWithTorchExtensionH) {
+  auto r = build_device_free(fixture("relu_cuda_binding_needs_frontend.py"), "binding-frontend");
+  ASSERT_TRUE(r.verdict.is_object()) << r.context();
+  EXPECT_EQ(r.verdict.value("stage", ""), "built") << r.context();
+  ASSERT_EQ(r.verdict["build"]["extensions"].size(), 1u) << r.context();
+  EXPECT_FALSE(r.verdict["build"]["extensions"][0].value("lean_binding", true)) << r.context();
+  EXPECT_TRUE(r.verdict["build"]["extensions"][0].value("lean_prelude", false)) << "the CUDA source's step is its own\n" << r.context();
+  const std::string dir = r.verdict["build"]["build_dir"].get<std::string>();
+  EXPECT_EQ(read_named(dir, "main.cpp").rfind("#include <torch/extension.h>", 0), 0u) << read_named(dir, "main.cpp").substr(0, 400);
+  const std::string log = read_file(r.verdict["build"]["log_path"].get<std::string>());
+  EXPECT_NE(log.find("did not compile with kbv's lean binding"), std::string::npos) << log.substr(0, 2000);
+  EXPECT_EQ(import_and_call(dir, "relu_forward"), "x must be a CUDA tensor");
 }
 
 // Built, its one extension's CUDA source with torch/types.h and without its own extension.h line.

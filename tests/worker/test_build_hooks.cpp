@@ -20,6 +20,7 @@
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
+#include "core/binding_prelude.hpp"
 #include "sandbox/build_hooks.hpp"
 #include "torch_host/python_runtime.hpp"
 
@@ -43,7 +44,7 @@ calls = []
 
 def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None, extra_cuda_cflags=None,
                 extra_ldflags=None, extra_include_paths=None, build_directory=None, verbose=False, with_cuda=None,
-                no_implicit_headers=False):
+                no_implicit_headers=False, use_pch=False):
     if isinstance(cpp_sources, str):
         cpp_sources = [cpp_sources]
     if not no_implicit_headers:
@@ -66,11 +67,14 @@ def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cfla
                   "no_implicit_headers": no_implicit_headers})
     slim = "#include <torch/extension.h>" not in cu
     lean = "(lean prelude)" in cu
-    if "MAIN_FAILS" in cu:
-        print("FAILED: [code=1] main.o", flush=True)
-        raise RuntimeError(f"Error building extension '{built}'")
+    binding = "(lean binding)" in cpp_sources[0]
+    failed = []  # both compiles run side by side under ninja: each failure is said
+    if "MAIN_FAILS" in cu or (binding and "NEEDS_FRONTEND" in "\n".join(cpp_sources)):
+        failed.append("FAILED: [code=1] main.o")
     if "BROKEN" in cu or (slim and "NEEDS_FULL_HEADER" in cu) or (lean and "NEEDS_TYPES_H" in cu):
-        print("FAILED: [code=2] cuda.cuda.o", flush=True)
+        failed.append("FAILED: [code=2] cuda.cuda.o")
+    if failed:
+        print("\n".join(failed), flush=True)
         raise RuntimeError(f"Error building extension '{built}'")
     return types.SimpleNamespace(built=built)
 
@@ -83,6 +87,8 @@ def reset():
 class BuildHooksTest : public ::testing::Test {
  protected:
   virtual bool lean() const { return false; }
+  virtual bool lean_binding() const { return false; }
+  virtual std::string torch_pch() const { return ""; }
   void SetUp() override {
     runtime();
     root_ = fs::temp_directory_path() / ("kbv-build-hooks-" + std::to_string(::getpid()) + "-" +
@@ -92,7 +98,8 @@ class BuildHooksTest : public ::testing::Test {
     stand_in_ = py::module_::import("types").attr("ModuleType")("kbv_stand_in");
     py::exec(kStandIn, stand_in_.attr("__dict__"));
     stand_in_.attr("reset")();
-    BuildHookConfig config{(root_ / "entry").string(), "0123456789abcdef0123", (root_ / "build.log").string(), true, false, "", "", lean()};
+    BuildHookConfig config{(root_ / "entry").string(), "0123456789abcdef0123", (root_ / "build.log").string(), true, false, "",
+                           torch_pch(), lean(), lean_binding()};
     hooks_.emplace(config);  // wraps the stand-in
   }
   void TearDown() override {
@@ -109,7 +116,7 @@ class BuildHooksTest : public ::testing::Test {
   py::list calls() { return stand_in_.attr("calls"); }
   std::string call(std::size_t i, const char* field) { return py::str(calls()[i][field]).cast<std::string>(); }
   bool marker_present(const char* name = "kbv-cuda-as-written") const {
-    for (const auto& e : fs::recursive_directory_iterator(root_))
+    for (const auto& e : fs::recursive_directory_iterator(root_ / "entry"))
       if (e.path().filename() == name) return true;
     return false;
   }
@@ -464,6 +471,155 @@ TEST(BuildHooksPreload, ImportsCppExtensionAndLeavesTheEnvironmentAsItWas) {
   BuildHooks::preload();
   EXPECT_EQ(py::str(environ["PYTORCH_NVML_BASED_CUDA_CHECK"]).cast<std::string>(), "0");
   environ.attr("pop")("PYTORCH_NVML_BASED_CUDA_CHECK", py::none());
+}
+
+}  // namespace
+}  // namespace kbv::sandbox
+
+namespace kbv::sandbox {
+namespace {
+
+// main.cpp with torch/extension.h less the C++ frontend (core/binding_prelude.hpp): the lean
+// binding. The CUDA source takes the step without its extension.h line here (the lean prelude
+// off), so each test sees the two decisions side by side.
+class LeanBindingTest : public BuildHooksTest {
+ protected:
+  bool lean_binding() const override { return true; }
+  static bool is_binding(const std::string& first) { return first.find("(lean binding)") != std::string::npos; }
+  std::string cpp_line(std::size_t i, std::size_t line) {
+    return py::str(py::list(calls()[i]["cpp"])[line]).cast<std::string>();
+  }
+};
+
+constexpr const char* kTorchLines = "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n";
+
+TEST_F(LeanBindingTest, MainCppGetsPythonHsIncludesLessTheFrontendLinesKept) {
+  run("load_inline(name='e', cpp_sources='#include <torch/extension.h>\\ntorch::Tensor f(torch::Tensor x);', "
+      "cuda_sources='#include <torch/extension.h>\\n__global__ void k() {}\\n', functions=['f'])");
+  ASSERT_EQ(calls().size(), 1u);
+  const std::string head = cpp_line(0, 0);
+  ASSERT_TRUE(is_binding(head)) << head;
+  for (const char* h : kBindingHeaders) EXPECT_NE(head.find(std::string("#include <") + h + ">"), std::string::npos) << h;
+  for (const char* whole : {"torch/extension.h", "torch/all.h", "torch/python.h", "torch/nn/module.h"})
+    EXPECT_EQ(head.find(std::string("#include <") + whole + ">"), std::string::npos) << whole;
+  EXPECT_EQ(head.substr(head.rfind('\n') + 1), "#line 2") << "the candidate's first line is line 2, as under torch's one line";
+  const std::string own = cpp_line(0, 1);
+  EXPECT_EQ(own.find(kHeader), std::string::npos) << "its own second include is a comment: " << own;
+  EXPECT_EQ(std::count(own.begin(), own.end(), '\n'), 1) << own;
+  EXPECT_TRUE(calls()[0]["no_implicit_headers"].cast<bool>());
+  // torch's own three lines above the CUDA source, written by kbv since no_implicit_headers is on.
+  EXPECT_EQ(call(0, "cuda").rfind(kTorchLines, 0), 0u) << call(0, "cuda");
+  EXPECT_EQ(call(0, "cuda").find(kHeader), std::string::npos) << call(0, "cuda");
+  int modules = 0;
+  for (auto line : calls()[0]["cpp"]) modules += py::str(line).cast<std::string>().find("PYBIND11_MODULE") != std::string::npos;
+  EXPECT_EQ(modules, 1);
+  ASSERT_EQ(hooks_->extensions().size(), 1u);
+  EXPECT_TRUE(hooks_->extensions()[0].lean_binding);
+  EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+  // A C++-only extension too; and its absent cuda_sources stay absent.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='c', cpp_sources=['int g(int x) { return x; }'], functions=['g'])");
+  ASSERT_EQ(calls().size(), 1u);
+  EXPECT_TRUE(is_binding(cpp_line(0, 0)));
+  EXPECT_EQ(call(0, "cuda"), "");
+}
+
+// With the judge's folder (kbv/binding.h there, and its PCH beside it) main.cpp includes that
+// one header on its one line; without the file there it writes the includes out.
+class LeanBindingPchTest : public LeanBindingTest {
+ protected:
+  std::string torch_pch() const override {
+    const fs::path dir = fs::temp_directory_path() / ("kbv-binding-pch-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "kbv");
+    std::ofstream(dir / "kbv/binding.h") << binding_header_text();
+    return dir.string();
+  }
+};
+
+TEST_F(LeanBindingPchTest, MainCppIncludesTheJudgesHeaderOnItsOneLine) {
+  run("load_inline(name='e', cpp_sources='torch::Tensor f(torch::Tensor x);', cuda_sources='__global__ void k() {}\\n', "
+      "functions=['f'])");
+  ASSERT_EQ(calls().size(), 1u);
+  EXPECT_EQ(cpp_line(0, 0).rfind("#include <kbv/binding.h>", 0), 0u) << cpp_line(0, 0);
+  EXPECT_EQ(cpp_line(0, 0).find('\n'), std::string::npos) << cpp_line(0, 0);
+  EXPECT_TRUE(is_binding(cpp_line(0, 0)));
+  std::system(("rm -rf '" + torch_pch() + "'").c_str());  // fs::remove_all resolves into libtorch's copy here
+}
+
+// A name the binding needs but kbv's pre-check does not know fails to compile: main.cpp is
+// compiled again with torch/extension.h, the CUDA source's step kept, and the folder remembers.
+TEST_F(LeanBindingTest, OneWhoseMainCppFailsLeanIsCompiledAsWrittenAndRemembered) {
+  const std::string load = "load_inline(name='e', cpp_sources=['int f(); // NEEDS_FRONTEND'], cuda_sources=['#include "
+                           "<torch/extension.h>', '__global__ void k() {}'], functions=['f'], extra_ldflags=['-lcublas'])";
+  run(load);
+  ASSERT_EQ(calls().size(), 2u);
+  EXPECT_TRUE(is_binding(cpp_line(0, 0)));
+  EXPECT_EQ(cpp_line(1, 0), kHeader);
+  EXPECT_FALSE(calls()[1]["no_implicit_headers"].cast<bool>()) << "main.cpp as torch writes it, the slim CUDA source";
+  EXPECT_EQ(call(1, "cuda").find(kHeader), std::string::npos) << call(1, "cuda");
+  EXPECT_EQ(call(1, "name"), call(0, "name")) << "torch's versioner must not rename the build (_v1)";
+  EXPECT_EQ(py::len(calls()[1]["ldflags"]), 2u) << "the retry starts from the lists the candidate passed";
+  EXPECT_TRUE(marker_present("kbv-main-as-written"));
+  EXPECT_FALSE(marker_present());
+  EXPECT_FALSE(hooks_->extensions()[0].lean_binding);
+  EXPECT_TRUE(hooks_->extensions()[0].extension_h_left_out);
+  run(load);  // the evaluation's import: as written at once
+  ASSERT_EQ(calls().size(), 3u);
+  EXPECT_EQ(cpp_line(2, 0), kHeader);
+  EXPECT_EQ(call(2, "cuda"), call(1, "cuda"));
+}
+
+// Both leaner steps failing in one attempt step both back at once; a main.cpp that fails as
+// written too is the candidate's own failure after one retry.
+TEST_F(LeanBindingTest, BothStepsFailingStepBothBackAndAFailureAsWrittenIsTheCandidates) {
+  run("load_inline(name='e', cpp_sources='int f(); // NEEDS_FRONTEND', cuda_sources='#include <torch/extension.h>\\n"
+      "// NEEDS_FULL_HEADER\\n', functions=['f'])");
+  ASSERT_EQ(calls().size(), 2u);
+  EXPECT_EQ(cpp_line(1, 0), kHeader);
+  EXPECT_NE(call(1, "cuda").find(kHeader), std::string::npos);
+  EXPECT_TRUE(marker_present("kbv-main-as-written"));
+  EXPECT_TRUE(marker_present());
+  stand_in_.attr("calls").attr("clear")();
+  EXPECT_THROW(run("load_inline(name='m', cpp_sources='int f();', cuda_sources='// MAIN_FAILS\\n')"), py::error_already_set);
+  EXPECT_EQ(calls().size(), 2u) << "lean, then as written, then no more";
+  EXPECT_EQ(cpp_line(1, 0), kHeader);
+}
+
+// What the frontend could change without a compile error, or kbv cannot see, keeps
+// torch/extension.h: the frontend's namespaces and torch::load/save (c10::load would stand in),
+// headers that include the frontend anyway, a macro it may define, the candidate's own headers
+// and flags, and what torch itself would not take.
+TEST_F(LeanBindingTest, SourcesTheFrontendCouldChangeSilentlyKeepTorchExtensionH) {
+  const char* calls_of[] = {
+      "cpp_sources='void f(torch::nn::Module& m);'",
+      "cpp_sources='void f(at::Tensor t) { torch::save(t, \"t.pt\"); }'",
+      "cpp_sources='void f(at::Tensor& t) { load(t, \"t.pt\"); }'",
+      "cpp_sources='void f(torch::autograd::AutogradContext* c);'",
+      "cpp_sources='#include <torch/torch.h>\\nint f();'",
+      "cpp_sources='#include <torch/all.h>\\nint f();'",
+      "cpp_sources='#if TORCH_VERSION_MAJOR >= 2\\nint f();\\n#endif\\n'",
+      "cpp_sources='#include \"my.h\"\\nint f();'",
+      "cpp_sources='int f();', extra_cflags=['-DMY_FLAG=1']",
+      "cpp_sources='int f();', extra_include_paths=['/nonexistent']",
+      "cpp_sources='int f();', use_pch=True",
+  };
+  for (const char* args : calls_of) {
+    stand_in_.attr("calls").attr("clear")();
+    run(std::string("load_inline(name='e', ") + args + ", cuda_sources='__global__ void k() {}\\n')");
+    ASSERT_EQ(calls().size(), 1u) << args;
+    EXPECT_EQ(cpp_line(0, 0), kHeader) << args;
+    EXPECT_FALSE(calls()[0]["no_implicit_headers"].cast<bool>()) << args;
+  }
+  // The candidate's own no_implicit_headers is left alone.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='f', cpp_sources='int f();', no_implicit_headers=True)");
+  EXPECT_EQ(cpp_line(0, 0), "int f();");
+  // Its own macros, torch's dtypes and factories, pybind11 and TORCH_CHECK: still lean.
+  stand_in_.attr("calls").attr("clear")();
+  run("load_inline(name='g', cpp_sources='#define CHECK(x) TORCH_CHECK(x.is_cuda())\\n#define N 4\\n#if N > 2\\n#endif\\n"
+      "torch::Tensor g(torch::Tensor x) { CHECK(x); return torch::empty_like(x, torch::kFloat32); }\\n"
+      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"g\", &g, py::arg(\"x\")); }')");
+  EXPECT_TRUE(is_binding(cpp_line(0, 0))) << cpp_line(0, 0);
 }
 
 }  // namespace

@@ -21,9 +21,9 @@ printf '#include <torch/extension.h>\n%s\n' "$body" > full.cpp
 printf '#include <prelude.h>\n%s\n' "$body" > lean.cpp
 t() { /usr/bin/time -f "$1: %U + %S s of CPU" c++ "${F[@]}" "${@:2}" 2>&1 | grep -v "pragma once\|\^~\||" | tail -1; }
 t "torch/extension.h, no PCH" -c full.cpp -o full.o
-t "lean prelude, no PCH" -I. -c lean.cpp -o lean.o
+t "lean binding, no PCH" -I. -c lean.cpp -o lean.o
 c++ "${F[@]}" -x c++-header "$T/torch/extension.h" -o pch/torch/extension.h.gch 2>/dev/null
 c++ "${F[@]}" -x c++-header prelude.h -o prelude.h.gch 2>/dev/null
 t "torch/extension.h, its PCH" -Ipch -c full.cpp -o full.o
-t "lean prelude, its PCH" -I. -c lean.cpp -o lean.o
+t "lean binding, its PCH" -I. -c lean.cpp -o lean.o
 echo "weak symbols: torch/extension.h $(nm full.o | grep -c ' W '), lean $(nm lean.o | grep -c ' W ')"

@@ -131,10 +131,15 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--make-torch-pch") {
     try {
       kbv::torch_host::PythonRuntime python;
-      std::string summary;
-      int code = kbv::judge::make_torch_pch(argv[2], &summary);
-      std::cout << summary << std::endl;
-      std::_Exit(code);
+      try {
+        std::string summary;
+        int code = kbv::judge::make_torch_pch(argv[2], &summary);
+        std::cout << summary << std::endl;
+        std::_Exit(code);
+      } catch (const std::exception& e) {  // said while the interpreter is up: a Python error's text needs it
+        std::cerr << "kbv-judge: precompiling torch/extension.h failed: " << e.what() << "\n";
+        std::_Exit(1);
+      }
     } catch (const std::exception& e) {
       std::cerr << "kbv-judge: precompiling torch/extension.h failed: " << e.what() << "\n";
       std::_Exit(1);

@@ -395,6 +395,17 @@ TEST_P(RunCliPch, LoadInlineBuildsUseThePrecompiledTorchHeader) {
   for (const auto& entry : fs::directory_iterator(root / "builds/torch-pch")) pch = entry.path();
   ASSERT_FALSE(pch.empty()) << out;
   EXPECT_TRUE(fs::exists(pch / "torch/extension.h.gch/O0.gch")) << out;
+  EXPECT_TRUE(fs::exists(pch / "kbv/binding.h.gch/O0.gch")) << out;
+  // Both main.cpp files begin with kbv's lean binding, its PCH's header (docs/scale.md).
+  int binding = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "builds"))
+    if (entry.path().filename() == "main.cpp") {
+      std::ifstream in(entry.path());
+      std::string first;
+      std::getline(in, first);
+      binding += first.rfind("#include <kbv/binding.h>", 0) == 0;
+    }
+  EXPECT_EQ(binding, 2) << out;
   int logs = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "builds"))
     if (entry.path().filename() == "build.log" && entry.path().string().find("torch-pch") == std::string::npos) {

@@ -75,7 +75,7 @@ def _directive_lines(text):
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
             out.append(c + c)
-            i = j + 1
+            i = j + 1 if j < n and text[j] == c else j  # an unterminated one ends at its line's end
             continue
         out.append(c)
         i += 1
@@ -139,7 +139,8 @@ def _include_risk(text, a, own_include_paths, flags_key="extra_cuda_cflags"):
     # flags, nvcc's flag variables): they could test the header's macros where kbv does not look.
     # And a -D or -U of its own could name what a left-out header declares (-DDIM=64 is an error
     # in ATen's cat_meta.h under the full header): the leaner compile would build what it does not.
-    if own_include_paths or os.environ.get("NVCC_PREPEND_FLAGS") or os.environ.get("NVCC_APPEND_FLAGS"):
+    if own_include_paths or any(os.environ.get(v) for v in (
+            "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH")):
         return True
     if any(word == "include" and not rest.startswith("<") for word, rest in _directive_lines(text)):
         return True
@@ -153,8 +154,10 @@ def _include_risk(text, a, own_include_paths, flags_key="extra_cuda_cflags"):
                 part = part.strip().strip("'\"")
                 if re.match(r"-(?:D|U)(?:__CUDA_NO_\w+|NDEBUG)?$", part) and part not in ("-D", "-U"):
                     continue  # nvcc's own half/bfloat16 switches and NDEBUG: tested alike by every variant
-                if re.match(r"-(?:D|U|I|include|isystem|iquote|idirafter|imacros|optf)|--(?:define-macro|undefine-macro"
-                            r"|pre-include|include-path|system-include|options-file)", part):
+                # Every -i option (-isystem, -iprefix, -isysroot, ...), g++'s long forms, a
+                # response file: each can bring a header or a macro kbv does not see.
+                if re.match(r"-(?:D|U|I|i|optf)|--(?:define-macro|undefine-macro|pre-include|include|imacros|sysroot"
+                            r"|system-include|options-file)|@", part):
                     return True
     return False
 
@@ -358,13 +361,19 @@ def _binding_head(a, inline, build_dir, own_include_paths, cfg):
         return None
     if not _binding_layout_ok(cfg["binding_headers"], cfg["frontend_of_python_h"]):
         return None
-    text = _sources_text(cpp)
+    # What main.cpp will hold: the sources, and the bindings load_inline writes from `functions`
+    # as it writes them (names and docstrings go in as they are).
+    functions = a.get("functions")
+    if isinstance(functions, (str, list)):
+        functions = {f: f for f in ([functions] if isinstance(functions, str) else functions)}
+    text = _sources_text(cpp) + "\n" + "\n".join(
+        f'm.def("{k}", torch::wrap_pybind_function({k}), "{v}");' for k, v in (functions or {}).items())
     if (_BEYOND_BINDING.search(text) or _WHOLE_FRONTEND.search(text) or _tests_header_macros(text)
             or _include_risk(text, a, own_include_paths, "extra_cflags")):
         return None
     if cfg["torch_pch"] and os.path.isfile(os.path.join(cfg["torch_pch"], "kbv", "binding.h")):
         return f"#include <kbv/binding.h>  {_BINDING_MARK}"
-    return "\n".join([_BINDING_MARK] + [f"#include <{h}>" for h in cfg["binding_headers"]] + ["#line 2"])
+    return f"{_BINDING_MARK}\n{cfg['binding_lines']}#line 2"
 
 def _sources_text(value):
     if value is None:
@@ -592,6 +601,7 @@ BuildHooks::BuildHooks(const BuildHookConfig& config) {
   cfg["torch_pch"] = config.torch_pch;
   cfg["lean_prelude"] = config.lean_prelude;
   cfg["lean_binding"] = config.lean_binding;
+  cfg["binding_lines"] = binding_lines();
   cfg["binding_headers"] = py::cast(std::vector<std::string>(kBindingHeaders.begin(), kBindingHeaders.end()));
   cfg["frontend_of_python_h"] = py::cast(std::vector<std::string>(kFrontendOfPythonH.begin(), kFrontendOfPythonH.end()));
   needs_cuda_type() = scope["install"](cfg, records_);

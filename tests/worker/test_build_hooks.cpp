@@ -503,6 +503,10 @@ TEST_F(LeanBindingTest, MainCppGetsPythonHsIncludesLessTheFrontendLinesKept) {
   for (const char* whole : {"torch/extension.h", "torch/all.h", "torch/python.h", "torch/nn/module.h"})
     EXPECT_EQ(head.find(std::string("#include <") + whole + ">"), std::string::npos) << whole;
   EXPECT_EQ(head.substr(head.rfind('\n') + 1), "#line 2") << "the candidate's first line is line 2, as under torch's one line";
+  // The macros only the frontend defines are poisoned: a source that uses one fails to compile
+  // (and is compiled with torch/extension.h) instead of silently reading another value.
+  EXPECT_NE(head.find("\n#pragma GCC poison AT_BLAS_F2C "), std::string::npos) << head;
+  EXPECT_NE(head.find(" TORCH_VERSION "), std::string::npos) << head;
   const std::string own = cpp_line(0, 1);
   EXPECT_EQ(own.find(kHeader), std::string::npos) << "its own second include is a comment: " << own;
   EXPECT_EQ(std::count(own.begin(), own.end(), '\n'), 1) << own;
@@ -609,6 +613,27 @@ TEST_F(LeanBindingTest, SourcesTheFrontendCouldChangeSilentlyKeepTorchExtensionH
     ASSERT_EQ(calls().size(), 1u) << args;
     EXPECT_EQ(cpp_line(0, 0), kHeader) << args;
     EXPECT_FALSE(calls()[0]["no_implicit_headers"].cast<bool>()) << args;
+  }
+  // Red-team (session 33): a directive or a frontend name slipped into main.cpp through
+  // `functions` (load_inline writes its names and docstrings as they are), headers through the
+  // compiler's include-path variables, long options or a response file.
+  const char* docstring = R"(functions={'f': 'f\");\n#ifdef TORCH_VERSION_MAJOR\n#endif\n//'})";
+  const char* sneaked[] = {docstring, "functions={'f': 'torch::nn'}"};
+  for (const char* args : sneaked) {
+    stand_in_.attr("calls").attr("clear")();
+    run(std::string("load_inline(name='e', cpp_sources='int f();', ") + args + ")");
+    EXPECT_EQ(cpp_line(0, 0), kHeader) << args;
+  }
+  for (const char* flag : {"--include=my.h", "--imacros=my.h", "-iprefix/p", "-isysroot/s", "--sysroot=/s", "@flags.txt"}) {
+    stand_in_.attr("calls").attr("clear")();
+    run(std::string("load_inline(name='e', cpp_sources='int f();', extra_cflags=['") + flag + "'])");
+    EXPECT_EQ(cpp_line(0, 0), kHeader) << flag;
+  }
+  for (const char* variable : {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"}) {
+    stand_in_.attr("calls").attr("clear")();
+    run(std::string("import os\nos.environ['") + variable + "'] = '/nonexistent'\ntry:\n    load_inline(name='e', cpp_sources='int f();')\n"
+        "finally:\n    del os.environ['" + variable + "']\n");
+    EXPECT_EQ(cpp_line(0, 0), kHeader) << variable;
   }
   // The candidate's own no_implicit_headers is left alone.
   stand_in_.attr("calls").attr("clear")();

@@ -25,8 +25,8 @@ namespace kbv::judge {
 std::string torch_pch_dir(const std::string& build_root);
 
 // Makes the missing variants (-O0, -O2, -O3) of both headers in torch_pch_dir(build_root) under a
-// lock: each is compiled aside, checked by a compile that must use it, then renamed in whole. `summary` gets
-// one JSON object. Returns 0 when torch/extension.h's -O0 variant is present afterwards.
+// lock: each is compiled aside, checked by a compile that must use it, then renamed in whole.
+// `summary` gets one JSON object. Returns 0 when torch/extension.h's -O0 variant is present afterwards.
 int make_torch_pch(const std::string& build_root, std::string* summary);
 
 }  // namespace kbv::judge

@@ -623,9 +623,8 @@ void RunPhases::run_builds() {
   std::ostream& out = out_;
   // With cores to spare the headers are precompiled beside the first builds, not before them
   // (six compiles: torch/extension.h and kbv/binding.h at three -O levels): a build that starts
-  // first parses the header itself (its
-  // flags are the same either way, and the PCH appears by a rename), and the other cores build
-  // meanwhile. With few, the builds wait for it: each then saves ~17 s of CPU.
+  // first parses the header itself (its flags are the same either way, and the PCH appears by a
+  // rename), and the other cores build meanwhile. With few, the builds wait for it: each then saves ~17 s of CPU.
   std::ostringstream pch_note;  // printed once it is done: the progress line owns `out` meanwhile
   std::jthread pch;             // joined on every way out, a throw included
   auto finish_pch = [&] {

@@ -273,6 +273,11 @@ def _lean_prelude(sources):
     prelude = "\n".join(lines)
     return [prelude] + ([body] if isinstance(body, str) else [str(s) for s in body])
 
+def _str_sources(value):
+    # What torch itself takes as sources: a str or a list of str (it inserts into the list, and
+    # its join takes only str).
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(x, str) for x in value))
+
 def _cuda_attempts(a, inline, build_dir, own_include_paths):
     # The ways to try a load_inline CUDA source before as written, leanest first, each with the
     # marker its failure leaves and the cuda_sources it compiles: lean prelude, then
@@ -282,10 +287,8 @@ def _cuda_attempts(a, inline, build_dir, own_include_paths):
     cuda, cpp = a.get("cuda_sources"), a.get("cpp_sources")
     if not inline or not cuda or a.get("no_implicit_headers") or a.get("sycl_sources"):
         return []
-    if not isinstance(cuda, (str, list)) or not isinstance(cpp, (str, list)):
+    if not _str_sources(cuda) or not _str_sources(cpp):
         return []
-    if not all(isinstance(x, str) for x in ([cuda] if isinstance(cuda, str) else cuda) + ([cpp] if isinstance(cpp, str) else cpp)):
-        return []  # torch's join takes only str
     if _include_risk(_sources_text(cuda), a, own_include_paths):
         return []
     done = lambda marker: os.path.exists(os.path.join(build_dir, marker))
@@ -299,6 +302,10 @@ def _cuda_attempts(a, inline, build_dir, own_include_paths):
     if slim is not None:
         out.append(("slim", _AS_WRITTEN, slim))
     return out
+
+def _remember(build_dir, marker):
+    with contextlib.suppress(OSError):
+        open(os.path.join(build_dir, marker), "w").close()
 
 def _failed_objects(log_path, offset):
     # ninja's account of the attempt (torch runs it verbose, into the log): what failed to build
@@ -345,9 +352,6 @@ def _binding_layout_ok(headers, frontend):
             pass
     return _binding_layout
 
-def _str_sources(value):
-    return value is None or isinstance(value, str) or (isinstance(value, list) and all(isinstance(x, str) for x in value))
-
 def _binding_head(a, inline, build_dir, own_include_paths, cfg):
     # The first element of main.cpp's sources in place of load_inline's #include
     # <torch/extension.h> (one line: the judge's kbv/binding.h, precompiled beside torch's; or its
@@ -355,7 +359,8 @@ def _binding_head(a, inline, build_dir, own_include_paths, cfg):
     cpp = a.get("cpp_sources")
     if not inline or not _LEAN_BINDING or not _LEAN_SIGNATURE or a.get("no_implicit_headers") or a.get("use_pch"):
         return None
-    if a.get("sycl_sources") or not isinstance(cpp, (str, list)) or not _str_sources(cpp) or not _str_sources(a.get("cuda_sources")):
+    cuda = a.get("cuda_sources")
+    if a.get("sycl_sources") or not _str_sources(cpp) or (cuda is not None and not _str_sources(cuda)):
         return None  # what torch itself would not take, it does not take either
     if os.path.exists(os.path.join(build_dir, _MAIN_AS_WRITTEN)):
         return None
@@ -518,15 +523,13 @@ def install(cfg, records):
                                 raise
                         # Remembered, so that the evaluation's import (and any later one) builds
                         # nothing again: it starts from the attempt after this one.
-                        for part, mark in (("main.o", _MAIN_AS_WRITTEN), ("cuda.cuda.o", marker)):
-                            if part in failed:
-                                with contextlib.suppress(OSError):
-                                    open(os.path.join(build_dir, mark), "w").close()
                         if "main.o" in failed:
+                            _remember(build_dir, _MAIN_AS_WRITTEN)
                             binding = None
                             print(f"kbv: main.cpp of '{requested}' did not compile with kbv's lean binding; compiling it "
                                   "with torch/extension.h", flush=True)
                         if "cuda.cuda.o" in failed:
+                            _remember(build_dir, marker)
                             i += 1
                             print(f"kbv: the CUDA source of '{requested}' did not compile " +
                                   ("with kbv's lean torch/types.h; compiling it with torch/types.h" if level == "lean" else
